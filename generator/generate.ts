@@ -1,0 +1,14 @@
+import type { Emitter, GeneratedFile } from './emit/generated-file.js';
+import { emitGraphQL } from './emit/emit-graphql.js';
+import type { SpecIR } from './ir/ir-types.js';
+import { buildIR } from './ir/build-ir.js';
+import { loadSpec } from './load/load-spec.js';
+
+/** Every emitter, one per output concern. */
+export const emitters: readonly Emitter<SpecIR>[] = [emitGraphQL];
+
+/** spec/ → IR → generated files (not yet written). */
+export function generate(specDir: string): GeneratedFile[] {
+  const ir = buildIR(loadSpec(specDir));
+  return emitters.flatMap((emit) => emit(ir));
+}

@@ -1,0 +1,163 @@
+/**
+ * Builds a GraphQLSchema from generated schema pieces without parsing SDL: the whole of R4 has
+ * about 300,000 arguments once every reverse-reference field is counted, and parsing that much
+ * SDL alone takes longer than our start-up budget. Argument sets are built once and shared.
+ */
+import {
+  DirectiveLocation,
+  GraphQLDirective,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLUnionType,
+  specifiedDirectives,
+  specifiedScalarTypes,
+  type GraphQLArgument,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLNamedType,
+  type GraphQLType,
+} from 'graphql';
+import type { ArgumentData, FieldData, ObjectData, SchemaPiece } from './schema-piece.js';
+
+export interface BuildOptions {
+  /** Implementations for custom scalars; a scalar without one passes values through unchanged. */
+  readonly scalars?: Readonly<Record<string, GraphQLScalarType>>;
+}
+
+export function buildSchemaFromPieces(pieces: readonly SchemaPiece[], options: BuildOptions = {}): GraphQLSchema {
+  const named = new Map<string, GraphQLNamedType>(specifiedScalarTypes.map((t) => [t.name, t]));
+  const typeOf = createTypeResolver(named);
+  const add = (type: GraphQLNamedType) => {
+    if (named.has(type.name)) throw new Error(`The GraphQL type ${type.name} is defined twice`);
+    named.set(type.name, type);
+  };
+
+  for (const piece of pieces) {
+    for (const scalar of piece.scalars ?? []) {
+      add(options.scalars?.[scalar.name] ?? new GraphQLScalarType({ name: scalar.name, description: scalar.description }));
+    }
+    for (const data of piece.enums ?? []) {
+      const values = Object.fromEntries(data.values.map((value) => [value, { value }]));
+      add(new GraphQLEnumType({ name: data.name, description: data.description, values }));
+    }
+    for (const data of piece.unions ?? []) {
+      const types = () => data.types.map((t) => typeOf(t) as GraphQLObjectType);
+      add(new GraphQLUnionType({ name: data.name, description: data.description, types }));
+    }
+    for (const data of piece.objects ?? []) {
+      add(new GraphQLObjectType({ name: data.name, description: data.description, fields: () => outputFields(data.fields, typeOf) }));
+    }
+    for (const data of piece.inputs ?? []) {
+      add(new GraphQLInputObjectType({ name: data.name, description: data.description, fields: () => inputFields(data, typeOf) }));
+    }
+  }
+
+  const rootFields = (key: 'query' | 'mutation') => pieces.flatMap((piece) => piece[key] ?? []);
+  const root = (name: string, fields: readonly FieldData[]) =>
+    new GraphQLObjectType({ name, fields: () => outputFields(fields, typeOf) });
+  const query = root('Query', rootFields('query'));
+  const mutation = root('Mutation', rootFields('mutation'));
+  const directives = pieces.flatMap((piece) => piece.directives ?? []).map(
+    (data) =>
+      new GraphQLDirective({
+        name: data.name,
+        description: data.description,
+        locations: [DirectiveLocation.FIELD],
+        args: argumentConfigs(data.arguments, typeOf),
+      }),
+  );
+
+  const schema = new GraphQLSchema({
+    query,
+    mutation,
+    types: [...named.values()],
+    directives: [...specifiedDirectives, ...directives],
+  });
+  shareArgumentSets(schema, pieces, [query, mutation], typeOf);
+  return schema;
+}
+
+/** Fields that name an argument set get the set's one shared argument list. */
+function shareArgumentSets(
+  schema: GraphQLSchema,
+  pieces: readonly SchemaPiece[],
+  roots: readonly GraphQLObjectType[],
+  typeOf: (ref: string) => GraphQLType,
+): void {
+  const sets = new Map<string, GraphQLArgument[]>();
+  for (const piece of pieces) {
+    for (const [name, args] of Object.entries(piece.argumentSets ?? {})) {
+      if (sets.has(name)) throw new Error(`The argument set ${name} is defined twice`);
+      sets.set(name, args.map((arg) => sharedArgument(arg, typeOf)));
+    }
+  }
+  const patch = (type: GraphQLObjectType, fields: readonly FieldData[]) => {
+    const defined = type.getFields();
+    for (const [name, , , set] of fields) {
+      if (!set) continue;
+      const args = sets.get(set);
+      if (!args) throw new Error(`${type.name}.${name} names the unknown argument set ${set}`);
+      (defined[name] as { args: readonly GraphQLArgument[] }).args = args;
+    }
+  };
+  for (const piece of pieces) {
+    for (const data of piece.objects ?? []) patch(schema.getType(data.name) as GraphQLObjectType, data.fields);
+  }
+  patch(roots[0], pieces.flatMap((p) => p.query ?? []));
+  patch(roots[1], pieces.flatMap((p) => p.mutation ?? []));
+}
+
+function outputFields(fields: readonly FieldData[], typeOf: (ref: string) => GraphQLType): GraphQLFieldConfigMap<unknown, unknown> {
+  const config: GraphQLFieldConfigMap<unknown, unknown> = {};
+  for (const [name, type, description] of fields) {
+    config[name] = { type: typeOf(type) as never, description };
+  }
+  return config;
+}
+
+function inputFields(data: ObjectData, typeOf: (ref: string) => GraphQLType): GraphQLInputFieldConfigMap {
+  const config: GraphQLInputFieldConfigMap = {};
+  for (const [name, type, description] of data.fields) config[name] = { type: typeOf(type) as never, description };
+  return config;
+}
+
+function argumentConfigs(args: readonly ArgumentData[], typeOf: (ref: string) => GraphQLType) {
+  return Object.fromEntries(args.map(([name, type, description]) => [name, { type: typeOf(type) as never, description }]));
+}
+
+function sharedArgument([name, type, description]: ArgumentData, typeOf: (ref: string) => GraphQLType): GraphQLArgument {
+  return {
+    name,
+    description,
+    type: typeOf(type) as GraphQLArgument['type'],
+    defaultValue: undefined,
+    deprecationReason: undefined,
+    extensions: {},
+    astNode: undefined,
+  };
+}
+
+/** Resolves SDL type strings (`[HumanName!]!`) lazily, after every named type exists. */
+function createTypeResolver(named: ReadonlyMap<string, GraphQLNamedType>): (ref: string) => GraphQLType {
+  const cache = new Map<string, GraphQLType>();
+  const resolve = (ref: string): GraphQLType => {
+    const cached = cache.get(ref);
+    if (cached) return cached;
+    let type: GraphQLType;
+    if (ref.endsWith('!')) type = new GraphQLNonNull(resolve(ref.slice(0, -1)) as never);
+    else if (ref.startsWith('[')) type = new GraphQLList(resolve(ref.slice(1, -1)));
+    else {
+      const found = named.get(ref);
+      if (!found) throw new Error(`Unknown GraphQL type ${ref}`);
+      type = found;
+    }
+    cache.set(ref, type);
+    return type;
+  };
+  return resolve;
+}

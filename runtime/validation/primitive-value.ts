@@ -1,0 +1,94 @@
+/**
+ * Checks one primitive JSON value against its PrimitiveDefinition
+ * (http://hl7.org/fhir/R4/json.html#primitive, http://hl7.org/fhir/R4/datatypes.html#primitive).
+ */
+import type { PrimitiveDefinition } from '../fhir/type-definition.js';
+import { describe, quote, report, type ValidationContext } from './validation-context.js';
+
+const patternCache = new Map<string, RegExp>();
+
+/** HL7's unanchored regex, anchored and compiled once per distinct pattern. */
+export function compilePattern(pattern: string): RegExp {
+  let regex = patternCache.get(pattern);
+  if (regex === undefined) {
+    regex = new RegExp(`^(?:${pattern})$`);
+    patternCache.set(pattern, regex);
+  }
+  return regex;
+}
+
+/**
+ * Linear-time equivalent of HL7's base64Binary regex `(\s*([0-9a-zA-Z\+/=]){4}\s*)+`, whose
+ * nested `\s*` backtracks exponentially on inputs such as `"AAAA  ".repeat(20) + "!"`.
+ * Both accept exactly: one or more whitespace-separated runs of base64 characters, each run's
+ * length a multiple of 4.
+ */
+export function isBase64Binary(text: string): boolean {
+  const runs = text.split(/\s+/).filter((run) => run !== '');
+  return runs.length > 0 && runs.every((run) => run.length % 4 === 0 && BASE64_RUN.test(run));
+}
+
+const BASE64_RUN = /^[0-9a-zA-Z+/=]+$/;
+
+/** Primitives whose HL7 regex is replaced by an equivalent, backtracking-free check. */
+const SAFE_MATCHERS: Readonly<Record<string, (text: string) => boolean>> = {
+  base64Binary: isBase64Binary,
+};
+
+function matches(def: PrimitiveDefinition, text: string): boolean {
+  const safe = Object.hasOwn(SAFE_MATCHERS, def.name) ? SAFE_MATCHERS[def.name] : undefined;
+  if (safe !== undefined) return safe(text);
+  return def.pattern === undefined || compilePattern(def.pattern).test(text);
+}
+
+/** FHIR integers are 32-bit (http://hl7.org/fhir/R4/datatypes.html#integer). */
+const INTEGER_TYPES = new Set(['integer', 'positiveInt', 'unsignedInt']);
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+export function checkPrimitive(
+  ctx: ValidationContext,
+  def: PrimitiveDefinition,
+  value: unknown,
+  path: string,
+): void {
+  if (typeof value !== def.jsonType) {
+    const fhirType = def.name === def.jsonType ? '' : ` (FHIR type ${def.name})`;
+    const diagnostics = `${path}: expected a JSON ${def.jsonType}${fhirType}, got ${describe(value)}`;
+    report(ctx, 'value', path, diagnostics);
+    return;
+  }
+  if (typeof value === 'string') checkString(ctx, def, value, path);
+  else if (typeof value === 'number') checkNumber(ctx, def, value, path);
+}
+
+function checkString(
+  ctx: ValidationContext,
+  def: PrimitiveDefinition,
+  value: string,
+  path: string,
+): void {
+  if (value === '') {
+    report(ctx, 'value', path, `${path} must not be an empty string (omit the element instead)`);
+  } else if (!matches(def, value)) {
+    report(ctx, 'value', path, `${path}: ${quote(value)} is not a valid ${def.name}`);
+  }
+}
+
+function checkNumber(
+  ctx: ValidationContext,
+  def: PrimitiveDefinition,
+  value: number,
+  path: string,
+): void {
+  if (INTEGER_TYPES.has(def.name) && !isInt32(value)) {
+    const range = `a whole number from ${INT32_MIN} to ${INT32_MAX}`;
+    report(ctx, 'value', path, `${path}: ${value} is not a valid ${def.name} (expected ${range})`);
+  } else if (!Number.isFinite(value) || !matches(def, String(value))) {
+    report(ctx, 'value', path, `${path}: ${value} is not a valid ${def.name}`);
+  }
+}
+
+function isInt32(value: number): boolean {
+  return Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
+}

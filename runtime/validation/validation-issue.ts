@@ -1,0 +1,34 @@
+/**
+ * Issues reported by the resource validator, shaped so that they map one-to-one onto
+ * OperationOutcome.issue (severity, code, expression, diagnostics).
+ */
+
+/** A subset of the FHIR issue-type value set (http://hl7.org/fhir/R4/valueset-issue-type.html). */
+export type ValidationIssueCode = 'structure' | 'required' | 'value' | 'invalid';
+
+export interface ValidationIssue {
+  severity: 'error';
+  code: ValidationIssueCode;
+  /** FHIRPath-like location of the problem: `Patient.name[1].given[0]`, `Patient._birthDate`. */
+  expression: string;
+  /** A sentence an API user can act on. */
+  diagnostics: string;
+}
+
+/** Thrown by parseResource when a value is not a valid resource. */
+export class ResourceValidationError extends Error {
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[]) {
+    super(summarize(issues));
+    this.name = 'ResourceValidationError';
+    this.issues = issues;
+  }
+}
+
+function summarize(issues: readonly ValidationIssue[]): string {
+  if (issues.length === 0) return 'Invalid resource';
+  const rest = issues.length - 1;
+  const more = rest === 0 ? '' : ` (and ${rest} more issue${rest === 1 ? '' : 's'})`;
+  return `Invalid resource: ${issues[0].diagnostics}${more}`;
+}
