@@ -104,7 +104,7 @@ function alignSnapshot(definition: Definition): void {
     for (const field of RESTORED_FIELDS) {
       if (original && original[field] !== undefined && !sameJson(original[field], element[field])) {
         changes.push(`restored ${element.id}.${field} from HL7's differential`);
-        element[field] = structuredClone(original[field]);
+        (element as Record<string, unknown>)[field] = structuredClone(original[field]);
       }
     }
     for (const type of element.type ?? []) {

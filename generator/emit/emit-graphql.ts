@@ -12,15 +12,12 @@ import {
   printType,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import { VariableDeclarationKind } from 'ts-morph';
 import { buildSchemaFromPieces } from '../../runtime/graphql/build-schema-from-pieces.js';
 import type { SchemaPiece } from '../../runtime/graphql/schema-piece.js';
 import type { SpecIR } from '../ir/ir-types.js';
 import { sortedBy } from '../ir/naming.js';
-import { typescriptFile, type GeneratedFile } from './generated-file.js';
+import { jsonFile, jsonIndexFile, type GeneratedFile } from './generated-file.js';
 import { buildSchemaPieces } from './graphql-pieces.js';
-
-const PIECE_TYPE_MODULE = '../../runtime/graphql/schema-piece.js';
 
 export function emitGraphQL(ir: SpecIR): GeneratedFile[] {
   const pieces = buildSchemaPieces(ir);
@@ -31,37 +28,18 @@ export function emitGraphQL(ir: SpecIR): GeneratedFile[] {
     const from = sources.get(piece.name) ?? allSources(ir);
     return [
       { path: `graphql/${piece.name}.graphql`, sources: from, content: print(piece) },
-      typescriptFile(`graphql/${piece.name}.ts`, from, (file) => {
-        file.addImportDeclaration({ moduleSpecifier: PIECE_TYPE_MODULE, namedImports: ['SchemaPiece'], isTypeOnly: true });
-        file.addVariableStatement({
-          declarationKind: VariableDeclarationKind.Const,
-          isExported: true,
-          declarations: [{ name: pieceConstant(piece.name), type: 'SchemaPiece', initializer: JSON.stringify(piece) }],
-        });
-      }),
+      jsonFile(`graphql/${piece.name}.json`, from, piece),
     ];
   });
   return [...files, indexFile(pieces, allSources(ir))];
 }
 
 function indexFile(pieces: readonly SchemaPiece[], sources: readonly string[]): GeneratedFile {
-  return typescriptFile('graphql/index.ts', sources, (file) => {
-    file.addImportDeclaration({ moduleSpecifier: PIECE_TYPE_MODULE, namedImports: ['SchemaPiece'], isTypeOnly: true });
-    for (const piece of pieces) {
-      file.addImportDeclaration({ moduleSpecifier: `./${piece.name}.js`, namedImports: [pieceConstant(piece.name)] });
-    }
-    file.addVariableStatement({
-      declarationKind: VariableDeclarationKind.Const,
-      isExported: true,
-      docs: ['Every piece of the GraphQL schema, sorted by name.'],
-      declarations: [
-        {
-          name: 'schemaPieces',
-          type: 'readonly SchemaPiece[]',
-          initializer: `[${pieces.map((p) => pieceConstant(p.name)).join(', ')}]`,
-        },
-      ],
-    });
+  return jsonIndexFile('graphql', pieces.map((p) => p.name), sources, {
+    type: 'SchemaPiece',
+    typeModule: '../../runtime/graphql/schema-piece.js',
+    loader: 'loadSchemaPieces',
+    docs: 'Every piece of the GraphQL schema, sorted by name.',
   });
 }
 
@@ -90,10 +68,6 @@ function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => stri
     ];
     return blocks.join('\n\n') + '\n';
   };
-}
-
-function pieceConstant(name: string): string {
-  return name === 'schema' ? 'sharedSchemaPiece' : `${name}SchemaPiece`;
 }
 
 function sourcesByPiece(ir: SpecIR): Map<string, readonly string[]> {

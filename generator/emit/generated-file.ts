@@ -1,4 +1,4 @@
-import { Project, type SourceFile } from 'ts-morph';
+import { Project, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 
 /** One file under generated/, before its header is added and it is formatted. */
 export interface GeneratedFile {
@@ -9,8 +9,47 @@ export interface GeneratedFile {
   readonly content: string;
 }
 
+/** A data file: `{"//": header, "data": value}`, read at run time by runtime/generated-json.ts. */
+export function jsonFile(path: string, sources: readonly string[], data: unknown): GeneratedFile {
+  return { path, sources, content: JSON.stringify(data) };
+}
+
 /** Every emitter has this shape: IR in, files out. */
 export type Emitter<IR> = (ir: IR) => GeneratedFile[];
+
+export interface JsonIndexOptions {
+  /** The TypeScript type of each data file. */
+  readonly type: string;
+  readonly typeModule: string;
+  /** Name of the exported function that reads them all. */
+  readonly loader: string;
+  readonly docs: string;
+}
+
+/** `<folder>/index.ts`: the names of the folder's JSON data files and a function reading them all. */
+export function jsonIndexFile(
+  folder: string,
+  names: readonly string[],
+  sources: readonly string[],
+  options: JsonIndexOptions,
+): GeneratedFile {
+  return typescriptFile(`${folder}/index.ts`, sources, (file) => {
+    file.addImportDeclaration({ moduleSpecifier: '../../runtime/generated-json.js', namedImports: ['readGeneratedJson'] });
+    file.addImportDeclaration({ moduleSpecifier: options.typeModule, namedImports: [options.type], isTypeOnly: true });
+    file.addVariableStatement({
+      declarationKind: VariableDeclarationKind.Const,
+      isExported: true,
+      declarations: [{ name: `${options.loader}Names`, type: 'readonly string[]', initializer: JSON.stringify(names) }],
+    });
+    file.addFunction({
+      name: options.loader,
+      isExported: true,
+      docs: [options.docs],
+      returnType: `${options.type}[]`,
+      statements: `return ${options.loader}Names.map((name) => readGeneratedJson<${options.type}>(\`${folder}/\${name}.json\`));`,
+    });
+  });
+}
 
 const project = new Project({ useInMemoryFileSystem: true });
 

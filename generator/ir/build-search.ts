@@ -53,7 +53,7 @@ export interface ResourceSearch {
 export function buildSearch(
   parameters: readonly SearchParameter[],
   resourceTypes: readonly string[],
-  files: ReadonlyMap<SearchParameter, string>,
+  files: ReadonlyMap<object, string>,
 ): { forResource(type: string): ResourceSearch } {
   const known = new Set(resourceTypes);
   const codesByUrl = new Map(parameters.map((p) => [p.url, p.code]));

@@ -1,0 +1,27 @@
+/**
+ * The shape of the search maps that `npm run generate` writes to generated/search/, one per
+ * resource type. Hand-written because generated code, the REST API and GraphQL all rely on it.
+ */
+import type { SearchType } from './search-value.js';
+
+export interface SearchParameterDefinition {
+  /** FHIR code, kebab-case: `address-city`. */
+  readonly code: string;
+  readonly type: SearchType;
+  /** FHIRPath for this resource type; empty for parameters without one (`_text`, `_content`, `_query`). */
+  readonly expression: string;
+  /** Reference parameters: the resource types it may point to. */
+  readonly targets?: readonly string[];
+  /** Modifiers offered for this parameter (`exact`, `missing`, …). */
+  readonly modifiers: readonly string[];
+  /** Composite parameters: each component's parameter code and expression relative to the match. */
+  readonly components?: readonly { readonly code: string; readonly expression: string }[];
+}
+
+export interface ResourceSearchDefinition {
+  readonly resourceType: string;
+  /** By FHIR code. */
+  readonly parameters: Readonly<Record<string, SearchParameterDefinition>>;
+  /** By GraphQL argument name (`address_city`, `name_exact`): `[code, modifier?]`. */
+  readonly arguments: Readonly<Record<string, readonly [code: string, modifier?: string]>>;
+}
