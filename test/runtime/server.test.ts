@@ -1,0 +1,26 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../runtime/server.js';
+
+describe('the runtime over HTTP', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => server.close());
+
+  it('answers GET /healthz with 200 once started', async () => {
+    const response = await fetch(`${server.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers 404 for an unknown route', async () => {
+    const response = await fetch(`${server.url}/no-such-route`);
+    expect(response.status).toBe(404);
+  });
+
+  it('answers 405 for another method on /healthz', async () => {
+    const response = await fetch(`${server.url}/healthz`, { method: 'DELETE' });
+    expect(response.status).toBe(405);
+  });
+});
