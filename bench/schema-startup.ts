@@ -31,10 +31,16 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 console.log(`generation (${files.length} files):        ${generationSeconds.toFixed(1)} s`);
 console.log(`generated SDL:                      ${mb(sdlBytes)}`);
 console.log(`generated/ in all:                  ${mb(generatedBytes)}`);
-console.log(`process start → schema ready:       median ${median(ready.map((r) => r.ms)).toFixed(0)} ms (runs: ${ready.map((r) => r.ms.toFixed(0)).join(', ')})`);
+console.log(
+  `process start → schema ready:       median ${median(ready.map((r) => r.ms)).toFixed(0)} ms (runs: ${ready.map((r) => r.ms.toFixed(0)).join(', ')})`,
+);
 console.log(`heap held by the schema (after GC): median ${mb(median(ready.map((r) => r.heap)))}`);
-console.log(`process start → GET /healthz 200:   median ${median(served.map((r) => r.ms)).toFixed(0)} ms, RSS ${mb(median(served.map((r) => r.rss)))}`);
-console.log('Medplum, same kind of machine: schema 2.6 s and ~500 MB heap; first GraphQL answer 3.9 s after start, ~400 MB.');
+console.log(
+  `process start → GET /healthz 200:   median ${median(served.map((r) => r.ms)).toFixed(0)} ms, RSS ${mb(median(served.map((r) => r.rss)))}`,
+);
+console.log(
+  'Medplum, same kind of machine: schema 2.6 s and ~500 MB heap; first GraphQL answer 3.9 s after start, ~400 MB.',
+);
 
 /** A fresh process builds the schema and reports its uptime and heap. */
 function schemaReady(): { ms: number; heap: number } {
@@ -44,7 +50,9 @@ function schemaReady(): { ms: number; heap: number } {
     const ms = process.uptime() * 1000;
     globalThis.gc();
     console.log(JSON.stringify({ ms, heap: process.memoryUsage().heapUsed, types: Object.keys(schema.getTypeMap()).length }));`;
-  const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   return JSON.parse(out);
 }
 
@@ -64,10 +72,14 @@ async function firstHealthz(): Promise<{ ms: number; rss: number }> {
       } catch {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      if (performance.now() - spawned > 30_000) throw new Error('the server did not answer within 30 s');
+      if (performance.now() - spawned > 30_000)
+        throw new Error('the server did not answer within 30 s');
     }
     const ms = performance.now() - spawned;
-    const rss = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(child.pid)], { encoding: 'utf8' }).trim()) * 1024;
+    const rss =
+      Number(
+        execFileSync('ps', ['-o', 'rss=', '-p', String(child.pid)], { encoding: 'utf8' }).trim(),
+      ) * 1024;
     return { ms, rss };
   } finally {
     child.kill('SIGTERM');

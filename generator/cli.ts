@@ -10,7 +10,11 @@ import { writeGenerated } from './write.js';
 const argv = await yargs(hideBin(process.argv))
   .scriptName('generate')
   .command('generate', 'Generate generated/ from spec/')
-  .option('check', { type: 'boolean', default: false, describe: 'Compare instead of writing; exit 1 if stale' })
+  .option('check', {
+    type: 'boolean',
+    default: false,
+    describe: 'Compare instead of writing; exit 1 if stale',
+  })
   .option('spec', { type: 'string', default: 'spec', describe: 'Folder of FHIR definitions' })
   .option('out', { type: 'string', default: 'generated', describe: 'Folder to write' })
   .demandCommand(1)
@@ -24,7 +28,9 @@ const result = await writeGenerated(argv.out, files, { check: argv.check });
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
 if (argv.check && result.stale.length > 0) {
-  console.error(`${argv.out}/ is stale: ${result.stale.length} file(s) differ from what spec/ generates:`);
+  console.error(
+    `${argv.out}/ is stale: ${result.stale.length} file(s) differ from what spec/ generates:`,
+  );
   for (const path of result.stale.slice(0, 50)) console.error(`  ${argv.out}/${path}`);
   if (result.stale.length > 50) console.error(`  … and ${result.stale.length - 50} more`);
   console.error('Run `npm run generate` and commit the result.');

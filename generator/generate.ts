@@ -9,7 +9,13 @@ import { buildIR } from './ir/build-ir.js';
 import { loadSpec } from './load/load-spec.js';
 
 /** Every emitter, one per output concern. */
-export const emitters: readonly Emitter<SpecIR>[] = [emitDefinitions, emitGraphQL, emitResolvers, emitSearch, emitTypes];
+export const emitters: readonly Emitter<SpecIR>[] = [
+  emitDefinitions,
+  emitGraphQL,
+  emitResolvers,
+  emitSearch,
+  emitTypes,
+];
 
 /** spec/ → IR → generated files (not yet written). */
 export function generate(specDir: string): GeneratedFile[] {

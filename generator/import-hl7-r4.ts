@@ -91,7 +91,8 @@ function alignSnapshot(definition: Definition): void {
       const parentRemoved = removed.some((r) => element.id.startsWith(r + '.'));
       const own = element.base?.path === element.path && !INHERITED_CHILD.test(element.path);
       if (parentRemoved || (own && !declared.has(element.id))) {
-        if (!parentRemoved) changes.push(`removed element ${element.id} (not in HL7's differential)`);
+        if (!parentRemoved)
+          changes.push(`removed element ${element.id} (not in HL7's differential)`);
         removed.push(element.id);
         return false;
       }
@@ -118,7 +119,11 @@ function alignSnapshot(definition: Definition): void {
 }
 
 /** Puts differential elements that the snapshot lost back, each after its differential predecessor. */
-function restoreMissing(definition: Definition, snapshot: Element[], differential: Element[]): void {
+function restoreMissing(
+  definition: Definition,
+  snapshot: Element[],
+  differential: Element[],
+): void {
   const present = new Set(snapshot.map((e) => e.id));
   let previous = differential[0].id;
   for (const element of differential) {

@@ -2,19 +2,31 @@
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** PostgreSQL server URL; when absent, embedded PostgreSQL (PGlite) in `dataDir`. */
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+  readonly maxBodyBytes: number;
+  /** Page size of a search without `_count`, and the largest `_count` honoured. */
+  readonly defaultPageSize: number;
+  readonly maxPageSize: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
-    port: parsePort(env.PORT ?? '8080'),
+    port: integer('PORT', env.PORT ?? '8080', 0, 65535),
     host: env.HOST ?? '0.0.0.0',
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    dataDir: env.DATA_DIR ?? './data',
+    maxBodyBytes: integer('GRAPHIR_MAX_BODY_BYTES', env.GRAPHIR_MAX_BODY_BYTES ?? String(16 * 1024 * 1024), 1, 2 ** 31),
+    defaultPageSize: integer('GRAPHIR_DEFAULT_PAGE_SIZE', env.GRAPHIR_DEFAULT_PAGE_SIZE ?? '20', 1, 10_000),
+    maxPageSize: integer('GRAPHIR_MAX_PAGE_SIZE', env.GRAPHIR_MAX_PAGE_SIZE ?? '1000', 1, 10_000),
   };
 }
 
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`PORT must be a whole number from 0 to 65535, not "${text}"`);
+function integer(name: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
   }
-  return port;
+  return value;
 }

@@ -4,7 +4,9 @@ import { startServer } from './server.js';
 
 const started = performance.now();
 const server = await startServer(loadConfig());
-console.log(`Graphir listening on ${server.url} (ready in ${Math.round(performance.now() - started)} ms)`);
+console.log(
+  `Graphir listening on ${server.url} (ready in ${Math.round(performance.now() - started)} ms)`,
+);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

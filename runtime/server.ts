@@ -1,27 +1,48 @@
 import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { buildExecutableSchema } from './graphql/build-executable-schema.js';
+import { openDatabase, type Database } from './store/database.js';
+import { migrate } from './store/migrate.js';
+import { ResourceStore } from './store/resource-store.js';
 
 export interface RunningServer {
   readonly url: string;
+  readonly db: Database;
   close(): Promise<void>;
 }
 
-/** Prepares everything the routes need, then listens: once it answers, it is ready. */
-export async function startServer(config: Config): Promise<RunningServer> {
+export interface StartOptions {
+  /** An already open database (tests share one); otherwise the config says which to open. */
+  readonly db?: Database;
+}
+
+/** Prepares everything the routes need (schema, database, migrations), then listens: once it answers, it is ready. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const schema = buildExecutableSchema();
-  const server = createApp({ schema }).listen(config.port, config.host);
+  const db = options.db ?? (await openConfiguredDatabase(config));
+  await migrate(db);
+  const server = createApp({ config, schema, store: new ResourceStore(db) }).listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    db,
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+      if (!options.db) await db.close();
+    },
   };
+}
+
+function openConfiguredDatabase(config: Config): Promise<Database> {
+  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl });
+  mkdirSync(config.dataDir, { recursive: true });
+  return openDatabase({ dataDir: config.dataDir });
 }

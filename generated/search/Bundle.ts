@@ -77,14 +77,6 @@ export interface BundleSearchArguments {
   _tag_not?: RawSearchArgument;
   /** _tag:text */
   _tag_text?: RawSearchArgument;
-  /** _text */
-  _text?: RawSearchArgument;
-  /** _text:contains */
-  _text_contains?: RawSearchArgument;
-  /** _text:exact */
-  _text_exact?: RawSearchArgument;
-  /** _text:missing */
-  _text_missing?: RawSearchArgument;
   /** composition */
   composition?: RawSearchArgument;
   /** composition:missing */
@@ -124,7 +116,6 @@ export type BundleSearchCriterion =
   | (SearchCriterion<TokenSearchValue> & { readonly code: '_security' })
   | (SearchCriterion<UriSearchValue> & { readonly code: '_source' })
   | (SearchCriterion<TokenSearchValue> & { readonly code: '_tag' })
-  | (SearchCriterion<StringSearchValue> & { readonly code: '_text' })
   | (SearchCriterion<ReferenceSearchValue> & { readonly code: 'composition' })
   | (SearchCriterion<TokenSearchValue> & { readonly code: 'identifier' })
   | (SearchCriterion<ReferenceSearchValue> & { readonly code: 'message' })

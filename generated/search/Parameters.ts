@@ -76,14 +76,6 @@ export interface ParametersSearchArguments {
   _tag_not?: RawSearchArgument;
   /** _tag:text */
   _tag_text?: RawSearchArgument;
-  /** _text */
-  _text?: RawSearchArgument;
-  /** _text:contains */
-  _text_contains?: RawSearchArgument;
-  /** _text:exact */
-  _text_exact?: RawSearchArgument;
-  /** _text:missing */
-  _text_missing?: RawSearchArgument;
 }
 
 export type ParametersSearchCriterion =
@@ -94,8 +86,7 @@ export type ParametersSearchCriterion =
   | (SearchCriterion<TokenSearchValue> & { readonly code: '_query' })
   | (SearchCriterion<TokenSearchValue> & { readonly code: '_security' })
   | (SearchCriterion<UriSearchValue> & { readonly code: '_source' })
-  | (SearchCriterion<TokenSearchValue> & { readonly code: '_tag' })
-  | (SearchCriterion<StringSearchValue> & { readonly code: '_text' });
+  | (SearchCriterion<TokenSearchValue> & { readonly code: '_tag' });
 
 /** Typed criteria, or a SearchValueError naming the argument and what was wrong with it. */
 export function parseParametersSearch(

@@ -35,12 +35,17 @@ export function emitGraphQL(ir: SpecIR): GeneratedFile[] {
 }
 
 function indexFile(pieces: readonly SchemaPiece[], sources: readonly string[]): GeneratedFile {
-  return jsonIndexFile('graphql', pieces.map((p) => p.name), sources, {
-    type: 'SchemaPiece',
-    typeModule: '../../runtime/graphql/schema-piece.js',
-    loader: 'loadSchemaPieces',
-    docs: 'Every piece of the GraphQL schema, sorted by name.',
-  });
+  return jsonIndexFile(
+    'graphql',
+    pieces.map((p) => p.name),
+    sources,
+    {
+      type: 'SchemaPiece',
+      typeModule: '../../runtime/graphql/schema-piece.js',
+      loader: 'loadSchemaPieces',
+      docs: 'Every piece of the GraphQL schema, sorted by name.',
+    },
+  );
 }
 
 /**
@@ -51,20 +56,39 @@ function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => stri
   const rootFields = (type: GraphQLObjectType | null | undefined) => type!.toConfig().fields;
   const query = rootFields(schema.getQueryType());
   const mutation = rootFields(schema.getMutationType());
-  const extend = (name: string, all: GraphQLFieldConfigMap<unknown, unknown>, picked: readonly string[]) => {
+  const extend = (
+    name: string,
+    all: GraphQLFieldConfigMap<unknown, unknown>,
+    picked: readonly string[],
+  ) => {
     if (picked.length === 0) return [];
     const fields = Object.fromEntries(sortedBy(picked, (n) => n).map((n) => [n, all[n]]));
     return [`extend ${printType(new GraphQLObjectType({ name, fields }))}`];
   };
   return (piece) => {
-    const typeNames = [piece.scalars, piece.enums, piece.unions, piece.objects, piece.inputs]
-      .flatMap((list) => (list ?? []).map((t) => t.name));
+    const typeNames = [
+      piece.scalars,
+      piece.enums,
+      piece.unions,
+      piece.objects,
+      piece.inputs,
+    ].flatMap((list) => (list ?? []).map((t) => t.name));
     const blocks = [
-      ...(piece.directives?.length ? [printSchema(new GraphQLSchema({ directives: schema.getDirectives() })).trim()] : []),
+      ...(piece.directives?.length
+        ? [printSchema(new GraphQLSchema({ directives: schema.getDirectives() })).trim()]
+        : []),
       ...(piece.name === 'schema' ? ['type Query', 'type Mutation'] : []),
       ...sortedBy(typeNames, (n) => n).map((name) => printType(schema.getType(name)!)),
-      ...extend('Query', query, (piece.query ?? []).map(([name]) => name)),
-      ...extend('Mutation', mutation, (piece.mutation ?? []).map(([name]) => name)),
+      ...extend(
+        'Query',
+        query,
+        (piece.query ?? []).map(([name]) => name),
+      ),
+      ...extend(
+        'Mutation',
+        mutation,
+        (piece.mutation ?? []).map(([name]) => name),
+      ),
     ];
     return blocks.join('\n\n') + '\n';
   };
@@ -73,7 +97,10 @@ function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => stri
 function sourcesByPiece(ir: SpecIR): Map<string, readonly string[]> {
   const sources = new Map<string, readonly string[]>();
   for (const type of [...ir.datatypes, ...ir.resources]) {
-    sources.set(type.owner, sortedBy(new Set([...(sources.get(type.owner) ?? []), ...type.sources]), (s) => s));
+    sources.set(
+      type.owner,
+      sortedBy(new Set([...(sources.get(type.owner) ?? []), ...type.sources]), (s) => s),
+    );
   }
   return sources;
 }

@@ -12,20 +12,35 @@ const ANY_RESOURCE = 'AnyResource';
 
 export function emitResolvers(ir: SpecIR): GeneratedFile[] {
   const owners = new Map<string, ComplexTypeIR[]>();
-  for (const type of ir.datatypes) owners.set(type.owner, [...(owners.get(type.owner) ?? []), type]);
-  const datatypeFiles = [...owners].map(([owner, types]) => wiringFile(owner, types, wireTypes(types)));
-  const resourceFiles = ir.resources.map((resource) => wiringFile(resource.name, [resource], wireResource(resource)));
-  const allSources = sortedBy(new Set([...ir.datatypes, ...ir.resources].flatMap((t) => t.sources)), (s) => s);
-  const shared = jsonFile('resolvers/schema.json', allSources, { [ANY_RESOURCE]: { __resolveType: { kind: 'resourceTypeOf' } } });
+  for (const type of ir.datatypes)
+    owners.set(type.owner, [...(owners.get(type.owner) ?? []), type]);
+  const datatypeFiles = [...owners].map(([owner, types]) =>
+    wiringFile(owner, types, wireTypes(types)),
+  );
+  const resourceFiles = ir.resources.map((resource) =>
+    wiringFile(resource.name, [resource], wireResource(resource)),
+  );
+  const allSources = sortedBy(
+    new Set([...ir.datatypes, ...ir.resources].flatMap((t) => t.sources)),
+    (s) => s,
+  );
+  const shared = jsonFile('resolvers/schema.json', allSources, {
+    [ANY_RESOURCE]: { __resolveType: { kind: 'resourceTypeOf' } },
+  });
   const files = sortedBy([shared, ...datatypeFiles, ...resourceFiles], (f) => f.path);
   return [
     ...files,
-    jsonIndexFile('resolvers', files.map((f) => f.path.slice('resolvers/'.length, -'.json'.length)), allSources, {
-      type: 'ResolverWiring',
-      typeModule: '../../runtime/graphql/resolver-wiring.js',
-      loader: 'loadResolverWiring',
-      docs: 'Every piece of resolver wiring; Query and Mutation fields come from every resource type.',
-    }),
+    jsonIndexFile(
+      'resolvers',
+      files.map((f) => f.path.slice('resolvers/'.length, -'.json'.length)),
+      allSources,
+      {
+        type: 'ResolverWiring',
+        typeModule: '../../runtime/graphql/resolver-wiring.js',
+        loader: 'loadResolverWiring',
+        docs: 'Every piece of resolver wiring; Query and Mutation fields come from every resource type.',
+      },
+    ),
   ];
 }
 
@@ -54,12 +69,15 @@ function wireResource(resource: ResourceIR): ResolverWiring {
 }
 
 /** Filtered repeating elements, and Reference.resource. */
-function wireTypes(types: readonly ComplexTypeIR[]): Record<string, Record<string, ResolverDescriptor>> {
+function wireTypes(
+  types: readonly ComplexTypeIR[],
+): Record<string, Record<string, ResolverDescriptor>> {
   const wiring: Record<string, Record<string, ResolverDescriptor>> = {};
   for (const type of types) {
     const fields: Record<string, ResolverDescriptor> = {};
     for (const element of type.elements) {
-      if (element.array && element.kind === 'complex') fields[element.name] = { kind: 'filterList' };
+      if (element.array && element.kind === 'complex')
+        fields[element.name] = { kind: 'filterList' };
     }
     if (type.name === REFERENCE_TYPE) fields.resource = { kind: 'resolveReference' };
     if (Object.keys(fields).length > 0) wiring[type.name] = fields;
@@ -67,6 +85,14 @@ function wireTypes(types: readonly ComplexTypeIR[]): Record<string, Record<strin
   return wiring;
 }
 
-function wiringFile(owner: string, types: readonly ComplexTypeIR[], wiring: ResolverWiring): GeneratedFile {
-  return jsonFile(`resolvers/${owner}.json`, sortedBy(new Set(types.flatMap((t) => t.sources)), (s) => s), wiring);
+function wiringFile(
+  owner: string,
+  types: readonly ComplexTypeIR[],
+  wiring: ResolverWiring,
+): GeneratedFile {
+  return jsonFile(
+    `resolvers/${owner}.json`,
+    sortedBy(new Set(types.flatMap((t) => t.sources)), (s) => s),
+    wiring,
+  );
 }

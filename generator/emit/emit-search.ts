@@ -6,7 +6,10 @@
  */
 import { VariableDeclarationKind } from 'ts-morph';
 import type { SearchType } from '../../runtime/search/search-value.js';
-import type { ResourceSearchDefinition, SearchParameterDefinition } from '../../runtime/search/search-definition.js';
+import type {
+  ResourceSearchDefinition,
+  SearchParameterDefinition,
+} from '../../runtime/search/search-definition.js';
 import type { ResourceIR, SearchParameterIR, SpecIR } from '../ir/ir-types.js';
 import { sortedBy } from '../ir/naming.js';
 import { jsonFile, typescriptFile, type GeneratedFile } from './generated-file.js';
@@ -34,7 +37,9 @@ function definitionFile(resource: ResourceIR): GeneratedFile {
     resourceType: name,
     parameters: Object.fromEntries(resource.searchParameters.map((p) => [p.code, toDefinition(p)])),
     arguments: Object.fromEntries(
-      resource.searchArguments.map((a) => [a.name, a.modifier ? [a.code, a.modifier] : [a.code]] as const),
+      resource.searchArguments.map(
+        (a) => [a.name, a.modifier ? [a.code, a.modifier] : [a.code]] as const,
+      ),
     ),
   };
   return jsonFile(`search/${resource.name}.json`, resource.sources, definition);
@@ -43,20 +48,35 @@ function definitionFile(resource: ResourceIR): GeneratedFile {
 /** `parsePatientSearch(args)`: typed arguments in, typed criteria out. */
 function parserFile(resource: ResourceIR): GeneratedFile {
   const { name } = resource;
-  const valueTypes = sortedBy(new Set(resource.searchParameters.map((p) => VALUE_TYPES[p.type])), (t) => t);
+  const valueTypes = sortedBy(
+    new Set(resource.searchParameters.map((p) => VALUE_TYPES[p.type])),
+    (t) => t,
+  );
   return typescriptFile(`search/${name}.ts`, resource.sources, (file) => {
-    file.addImportDeclaration({ moduleSpecifier: `${RUNTIME}/parse-search-arguments.js`, namedImports: ['parseSearchArguments'] });
+    file.addImportDeclaration({
+      moduleSpecifier: `${RUNTIME}/parse-search-arguments.js`,
+      namedImports: ['parseSearchArguments'],
+    });
     file.addImportDeclaration({
       moduleSpecifier: `${RUNTIME}/parse-search-arguments.js`,
       namedImports: ['RawSearchArgument', 'SearchCriterion'],
       isTypeOnly: true,
     });
-    file.addImportDeclaration({ moduleSpecifier: `${RUNTIME}/search-value.js`, namedImports: valueTypes, isTypeOnly: true });
-    file.addImportDeclaration({ moduleSpecifier: './index.js', namedImports: ['loadSearchDefinition'] });
+    file.addImportDeclaration({
+      moduleSpecifier: `${RUNTIME}/search-value.js`,
+      namedImports: valueTypes,
+      isTypeOnly: true,
+    });
+    file.addImportDeclaration({
+      moduleSpecifier: './index.js',
+      namedImports: ['loadSearchDefinition'],
+    });
     file.addInterface({
       name: `${name}SearchArguments`,
       isExported: true,
-      docs: [`${name}List / ${name}Connection search arguments. Several values: all must match; commas inside one value: any.`],
+      docs: [
+        `${name}List / ${name}Connection search arguments. Several values: all must match; commas inside one value: any.`,
+      ],
       properties: resource.searchArguments.map((a) => ({
         name: a.name,
         type: 'RawSearchArgument',
@@ -74,7 +94,9 @@ function parserFile(resource: ResourceIR): GeneratedFile {
     file.addFunction({
       name: `parse${name}Search`,
       isExported: true,
-      docs: ['Typed criteria, or a SearchValueError naming the argument and what was wrong with it.'],
+      docs: [
+        'Typed criteria, or a SearchValueError naming the argument and what was wrong with it.',
+      ],
       parameters: [{ name: 'args', type: `${name}SearchArguments` }],
       returnType: `${name}SearchCriterion[]`,
       statements: `return parseSearchArguments(loadSearchDefinition('${name}'), args as Record<string, RawSearchArgument>) as ${name}SearchCriterion[];`,
@@ -97,21 +119,38 @@ function toDefinition(parameter: SearchParameterIR): SearchParameterDefinition {
 function indexFile(ir: SpecIR): GeneratedFile {
   const sources = sortedBy(new Set(ir.resources.flatMap((r) => r.sources)), (s) => s);
   return typescriptFile('search/index.ts', sources, (file) => {
-    file.addImportDeclaration({ moduleSpecifier: '../../runtime/generated-json.js', namedImports: ['readGeneratedJson'] });
-    file.addImportDeclaration({ moduleSpecifier: `${RUNTIME}/search-definition.js`, namedImports: ['ResourceSearchDefinition'], isTypeOnly: true });
-    file.addVariableStatement({
-      declarationKind: VariableDeclarationKind.Const,
-      isExported: true,
-      declarations: [{ name: 'searchableTypes', type: 'ReadonlySet<string>', initializer: `new Set(${JSON.stringify(ir.resources.map((r) => r.name))})` }],
+    file.addImportDeclaration({
+      moduleSpecifier: '../../runtime/generated-json.js',
+      namedImports: ['readGeneratedJson'],
+    });
+    file.addImportDeclaration({
+      moduleSpecifier: `${RUNTIME}/search-definition.js`,
+      namedImports: ['ResourceSearchDefinition'],
+      isTypeOnly: true,
     });
     file.addVariableStatement({
       declarationKind: VariableDeclarationKind.Const,
-      declarations: [{ name: 'loaded', initializer: 'new Map<string, ResourceSearchDefinition>()' }],
+      isExported: true,
+      declarations: [
+        {
+          name: 'searchableTypes',
+          type: 'ReadonlySet<string>',
+          initializer: `new Set(${JSON.stringify(ir.resources.map((r) => r.name))})`,
+        },
+      ],
+    });
+    file.addVariableStatement({
+      declarationKind: VariableDeclarationKind.Const,
+      declarations: [
+        { name: 'loaded', initializer: 'new Map<string, ResourceSearchDefinition>()' },
+      ],
     });
     file.addFunction({
       name: 'loadSearchDefinition',
       isExported: true,
-      docs: ["A resource type's search parameters by code and the GraphQL arguments that name them."],
+      docs: [
+        "A resource type's search parameters by code and the GraphQL arguments that name them.",
+      ],
       parameters: [{ name: 'resourceType', type: 'string' }],
       returnType: 'ResourceSearchDefinition',
       statements: `let definition = loaded.get(resourceType);

@@ -34,12 +34,25 @@ export function jsonIndexFile(
   options: JsonIndexOptions,
 ): GeneratedFile {
   return typescriptFile(`${folder}/index.ts`, sources, (file) => {
-    file.addImportDeclaration({ moduleSpecifier: '../../runtime/generated-json.js', namedImports: ['readGeneratedJson'] });
-    file.addImportDeclaration({ moduleSpecifier: options.typeModule, namedImports: [options.type], isTypeOnly: true });
+    file.addImportDeclaration({
+      moduleSpecifier: '../../runtime/generated-json.js',
+      namedImports: ['readGeneratedJson'],
+    });
+    file.addImportDeclaration({
+      moduleSpecifier: options.typeModule,
+      namedImports: [options.type],
+      isTypeOnly: true,
+    });
     file.addVariableStatement({
       declarationKind: VariableDeclarationKind.Const,
       isExported: true,
-      declarations: [{ name: `${options.loader}Names`, type: 'readonly string[]', initializer: JSON.stringify(names) }],
+      declarations: [
+        {
+          name: `${options.loader}Names`,
+          type: 'readonly string[]',
+          initializer: JSON.stringify(names),
+        },
+      ],
     });
     file.addFunction({
       name: options.loader,

@@ -5,7 +5,12 @@
  * mutations.
  * @see http://hl7.org/fhir/R4/graphql.html
  */
-import type { ArgumentData, FieldData, ObjectData, SchemaPiece } from '../../runtime/graphql/schema-piece.js';
+import type {
+  ArgumentData,
+  FieldData,
+  ObjectData,
+  SchemaPiece,
+} from '../../runtime/graphql/schema-piece.js';
 import type { ComplexTypeIR, ElementIR, PrimitiveIR, ResourceIR, SpecIR } from '../ir/ir-types.js';
 import { graphqlNames as names, sortedBy } from '../ir/naming.js';
 
@@ -14,26 +19,40 @@ const REFERENCE_TYPE = 'Reference';
 /** Carries a primitive's `id` and `extension` in `_x`. @see http://hl7.org/fhir/R4/json.html#primitive */
 const PRIMITIVE_EXTENSION_TYPE = 'Element';
 const ANY_RESOURCE = 'AnyResource';
+/** What every `<Type>Delete` mutation returns. */
+const OPERATION_OUTCOME = 'OperationOutcome';
 const SEARCH_VALUE = 'SearchValue';
 const PAGING: readonly ArgumentData[] = [
   ['_count', 'Int', 'Page size'],
   ['_offset', 'Int', 'Number of results to skip'],
   ['_sort', SEARCH_VALUE, 'Sort keys, comma-separated, `-` for descending (`-date,name`)'],
 ];
-const CURSOR: ArgumentData = ['_cursor', 'String', 'A cursor from a connection: first, previous, next or last'];
+const CURSOR: ArgumentData = [
+  '_cursor',
+  'String',
+  'A cursor from a connection: first, previous, next or last',
+];
 
 export function buildSchemaPieces(ir: SpecIR): SchemaPiece[] {
+  if (ir.resources.length > 0 && !ir.resources.some((r) => r.name === OPERATION_OUTCOME)) {
+    throw new Error(
+      `spec/ has no ${OPERATION_OUTCOME} resource, which every <Type>Delete mutation returns: add HL7's ${OPERATION_OUTCOME} StructureDefinition (from profiles-resources.json) to spec/`,
+    );
+  }
   const scalars = scalarMap(ir.primitives);
   const arrayTypes = typesUsedAsArrays(ir);
   const datatypeOwners = new Map<string, ComplexTypeIR[]>();
-  for (const type of ir.datatypes) datatypeOwners.set(type.owner, [...(datatypeOwners.get(type.owner) ?? []), type]);
+  for (const type of ir.datatypes)
+    datatypeOwners.set(type.owner, [...(datatypeOwners.get(type.owner) ?? []), type]);
   const datatypePieces = [...datatypeOwners].map(([owner, types]) => ({
     name: owner,
     objects: types.map((t) => outputObject(t, scalars)),
     inputs: types.map((t) => inputObject(t, scalars)),
     argumentSets: filterSets(types, arrayTypes),
   }));
-  const resourcePieces = ir.resources.map((resource) => resourcePiece(resource, ir, scalars, arrayTypes));
+  const resourcePieces = ir.resources.map((resource) =>
+    resourcePiece(resource, ir, scalars, arrayTypes),
+  );
   return sortedBy([sharedPiece(ir), ...datatypePieces, ...resourcePieces], (p) => p.name);
 }
 
@@ -51,21 +70,36 @@ function sharedPiece(ir: SpecIR): SchemaPiece {
       { name: 'JSON', description: 'A FHIR resource or other JSON value, as FHIR JSON writes it' },
     ],
     unions: [{ name: ANY_RESOURCE, description: 'Any FHIR resource', types: resourceNames }],
-    enums: [{ name: 'ResourceType', description: 'The FHIR resource types', values: resourceNames }],
+    enums: [
+      { name: 'ResourceType', description: 'The FHIR resource types', values: resourceNames },
+    ],
     directives: [
-      { name: 'flatten', description: 'Merges the field’s children into its parent (FHIR GraphQL §4.8)', arguments: [] },
+      {
+        name: 'flatten',
+        description: 'Merges the field’s children into its parent (FHIR GraphQL §4.8)',
+        arguments: [],
+      },
       { name: 'first', description: 'Keeps only the first item of a list', arguments: [] },
-      { name: 'singleton', description: 'Presents a flattened list as a single value', arguments: [] },
+      {
+        name: 'singleton',
+        description: 'Presents a flattened list as a single value',
+        arguments: [],
+      },
       {
         name: 'slice',
-        description: 'Splits a flattened list by the value at `path` (FHIRPath; `$index` for the position)',
+        description:
+          'Splits a flattened list by the value at `path` (FHIRPath; `$index` for the position)',
         arguments: [['path', 'String!']],
       },
     ],
     argumentSets: {
       id: [['id', `${SEARCH_VALUE}!`, 'The logical id']],
       [`${REFERENCE_TYPE}.resource`]: [
-        ['optional', 'Boolean', 'When true, an unresolvable reference yields null without an error'],
+        [
+          'optional',
+          'Boolean',
+          'When true, an unresolvable reference yields null without an error',
+        ],
         ['type', 'ResourceType', 'Resolve only when the target is of this type'],
       ],
     },
@@ -82,8 +116,18 @@ function resourcePiece(
   const types = [resource, ...resource.backbones];
   const referenceParameters = resource.searchParameters.filter((p) => p.type === 'reference');
   const reverseFields: FieldData[] = resource.reverseReferences.flatMap(({ source }) => [
-    [`${source}List`, `[${source}]`, `${source} resources that refer to this ${name}`, `${source}.reverse`],
-    [`${source}Connection`, names.connection(source), `${source} resources that refer to this ${name}, paged`, `${source}.reverseConnection`],
+    [
+      `${source}List`,
+      `[${source}]`,
+      `${source} resources that refer to this ${name}`,
+      `${source}.reverse`,
+    ],
+    [
+      `${source}Connection`,
+      names.connection(source),
+      `${source} resources that refer to this ${name}, paged`,
+      `${source}.reverseConnection`,
+    ],
   ]);
   const [root, ...backbones] = types.map((t) => outputObject(t, scalars));
   const search: ArgumentData[] = [
@@ -104,35 +148,67 @@ function resourcePiece(
   return {
     name,
     objects: [
-      { ...root, fields: [['resourceType', 'String', 'Always ' + name], ...root.fields, ...reverseFields] },
+      {
+        ...root,
+        fields: [['resourceType', 'String', 'Always ' + name], ...root.fields, ...reverseFields],
+      },
       ...backbones,
       connectionObject(name),
-      { name: names.edge(name), description: `One ${name} search result`, fields: [['mode', 'String', 'match or include'], ['score', 'Float', 'Relevance, when the search ranks'], ['resource', name]] },
+      {
+        name: names.edge(name),
+        description: `One ${name} search result`,
+        fields: [
+          ['mode', 'String', 'match or include'],
+          ['score', 'Float', 'Relevance, when the search ranks'],
+          ['resource', name],
+        ],
+      },
     ],
     inputs: types.map((t, i) => {
       const input = inputObject(t, scalars);
-      return i === 0 ? { ...input, fields: [['resourceType', 'String', 'Always ' + name], ...input.fields] } : input;
+      return i === 0
+        ? { ...input, fields: [['resourceType', 'String', 'Always ' + name], ...input.fields] }
+        : input;
     }),
     enums: referenceParameters.length
-      ? [{ name: names.referenceParameter(name), description: `Reference search parameters of ${name}: in \`${name}List(_reference: …)\`, which reference points to the parent`, values: referenceParameters.map((p) => p.argument) }]
+      ? [
+          {
+            name: names.referenceParameter(name),
+            description: `Reference search parameters of ${name}: in \`${name}List(_reference: …)\`, which reference points to the parent`,
+            values: referenceParameters.map((p) => p.argument),
+          },
+        ]
       : [],
     argumentSets: {
       ...filterSets(types, arrayTypes),
       [`${name}.search`]: search,
       [`${name}.connection`]: [...search, CURSOR],
       [`${name}.create`]: [['res', `${names.input(name)}!`, `The new ${name}`]],
-      [`${name}.update`]: [['id', `${SEARCH_VALUE}!`, 'The logical id'], ['res', `${names.input(name)}!`, `The ${name}'s new content`]],
-      ...(referenceParameters.length ? { [`${name}.reverse`]: reverse, [`${name}.reverseConnection`]: [...reverse, [CURSOR[0], CURSOR[1]]] } : {}),
+      [`${name}.update`]: [
+        ['id', `${SEARCH_VALUE}!`, 'The logical id'],
+        ['res', `${names.input(name)}!`, `The ${name}'s new content`],
+      ],
+      ...(referenceParameters.length
+        ? {
+            [`${name}.reverse`]: reverse,
+            [`${name}.reverseConnection`]: [...reverse, [CURSOR[0], CURSOR[1]]],
+          }
+        : {}),
     },
     query: [
       [name, name, `Reads one ${name} by id`, 'id'],
       [`${name}List`, `[${name}]`, `Searches ${name} resources`, `${name}.search`],
-      [`${name}Connection`, names.connection(name), `Searches ${name} resources, paged`, `${name}.connection`],
+      [
+        `${name}Connection`,
+        names.connection(name),
+        `Searches ${name} resources, paged`,
+        `${name}.connection`,
+      ],
     ],
     mutation: [
       [`${name}Create`, name, `Creates a ${name}`, `${name}.create`],
       [`${name}Update`, name, `Replaces a ${name}`, `${name}.update`],
-      [`${name}Delete`, 'OperationOutcome', `Deletes a ${name}`, 'id'],
+      [`${name}Delete`, OPERATION_OUTCOME, `Deletes a ${name}`, 'id'],
     ],
   };
 }
@@ -162,16 +238,36 @@ function outputObject(type: ComplexTypeIR, scalars: ReadonlyMap<string, string>)
       case 'primitive':
         return [
           [element.name, wrap(scalars.get(element.type)!), element.description],
-          ...(element.extensible ? [[`_${element.name}`, wrap(PRIMITIVE_EXTENSION_TYPE), `Extensions of ${element.name}`] as const] : []),
+          ...(element.extensible
+            ? [
+                [
+                  `_${element.name}`,
+                  wrap(PRIMITIVE_EXTENSION_TYPE),
+                  `Extensions of ${element.name}`,
+                ] as const,
+              ]
+            : []),
         ];
       case 'resource':
         return [[element.name, wrap(ANY_RESOURCE), element.description]];
       case 'complex':
-        return [[element.name, wrap(element.type), element.description, element.array ? `${element.type}.filter` : undefined]];
+        return [
+          [
+            element.name,
+            wrap(element.type),
+            element.description,
+            element.array ? `${element.type}.filter` : undefined,
+          ],
+        ];
     }
   });
   if (type.name === REFERENCE_TYPE) {
-    fields.push(['resource', ANY_RESOURCE, 'The resource this reference points to', `${REFERENCE_TYPE}.resource`]);
+    fields.push([
+      'resource',
+      ANY_RESOURCE,
+      'The resource this reference points to',
+      `${REFERENCE_TYPE}.resource`,
+    ]);
   }
   return { name: type.name, description: type.description, fields: fields.map(trimField) };
 }
@@ -185,7 +281,9 @@ function inputObject(type: ComplexTypeIR, scalars: ReadonlyMap<string, string>):
       case 'primitive':
         return [
           [element.name, wrap(scalars.get(element.type)!), element.description],
-          ...(element.extensible ? [[`_${element.name}`, wrapExtension(names.input(PRIMITIVE_EXTENSION_TYPE))] as const] : []),
+          ...(element.extensible
+            ? [[`_${element.name}`, wrapExtension(names.input(PRIMITIVE_EXTENSION_TYPE))] as const]
+            : []),
         ];
       case 'resource':
         return [[element.name, wrap('JSON'), element.description]];
@@ -193,18 +291,29 @@ function inputObject(type: ComplexTypeIR, scalars: ReadonlyMap<string, string>):
         return [[element.name, wrap(names.input(element.type)), element.description]];
     }
   });
-  return { name: names.input(type.name), description: type.description, fields: fields.map(trimField) };
+  return {
+    name: names.input(type.name),
+    description: type.description,
+    fields: fields.map(trimField),
+  };
 }
 
 /** Arguments of a repeating element of each type: `name(use: official)`, `extension(url: …)`. */
-function filterSets(types: readonly ComplexTypeIR[], arrayTypes: ReadonlySet<string>): Record<string, ArgumentData[]> {
+function filterSets(
+  types: readonly ComplexTypeIR[],
+  arrayTypes: ReadonlySet<string>,
+): Record<string, ArgumentData[]> {
   const sets: Record<string, ArgumentData[]> = {};
   for (const type of types.filter((t) => arrayTypes.has(t.name))) {
     sets[`${type.name}.filter`] = [
       ['fhirpath', 'String', 'Keeps the items for which this FHIRPath expression is true'],
       ['_count', 'Int', 'Keeps at most this many items'],
       ['_offset', 'Int', 'Skips this many items'],
-      ...type.filterBy.map((name): ArgumentData => [name, SEARCH_VALUE, `Keeps the items whose ${name} equals this value`]),
+      ...type.filterBy.map((name): ArgumentData => [
+        name,
+        SEARCH_VALUE,
+        `Keeps the items whose ${name} equals this value`,
+      ]),
     ];
   }
   return sets;
@@ -212,13 +321,24 @@ function filterSets(types: readonly ComplexTypeIR[], arrayTypes: ReadonlySet<str
 
 function typesUsedAsArrays(ir: SpecIR): Set<string> {
   const all = [...ir.datatypes, ...ir.resources.flatMap((r) => [r, ...r.backbones])];
-  return new Set(all.flatMap((t) => t.elements).filter((e) => e.array && e.kind === 'complex').map((e) => e.type));
+  return new Set(
+    all
+      .flatMap((t) => t.elements)
+      .filter((e) => e.array && e.kind === 'complex')
+      .map((e) => e.type),
+  );
 }
 
 /** GraphQL scalar per FHIR primitive. @see http://hl7.org/fhir/R4/graphql.html#schema */
 function scalarMap(primitives: readonly PrimitiveIR[]): Map<string, string> {
   const scalar = (p: PrimitiveIR) =>
-    p.jsonType === 'boolean' ? 'Boolean' : p.jsonType === 'number' ? (p.integer ? 'Int' : 'Float') : 'String';
+    p.jsonType === 'boolean'
+      ? 'Boolean'
+      : p.jsonType === 'number'
+        ? p.integer
+          ? 'Int'
+          : 'Float'
+        : 'String';
   return new Map(primitives.map((p) => [p.name, scalar(p)]));
 }
 
@@ -228,5 +348,9 @@ function firstLine(text: string): string {
 
 function trimField([name, type, description, set]: FieldData): FieldData {
   const trimmed = description?.trim();
-  return set ? [name, type, trimmed || undefined, set] : trimmed ? [name, type, trimmed] : [name, type];
+  return set
+    ? [name, type, trimmed || undefined, set]
+    : trimmed
+      ? [name, type, trimmed]
+      : [name, type];
 }

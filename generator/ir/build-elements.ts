@@ -66,8 +66,15 @@ export function buildComplexTypes(
   }
   const context: BuildContext = { universe, children, backboneNames, name, kind, rootPath };
 
-  const build = (path: string, typeName: string, typeKind: ComplexKind, root: SpecElement): ComplexTypeIR => {
-    const typeElements = (children.get(path) ?? []).flatMap((child) => buildElements(child, context));
+  const build = (
+    path: string,
+    typeName: string,
+    typeKind: ComplexKind,
+    root: SpecElement,
+  ): ComplexTypeIR => {
+    const typeElements = (children.get(path) ?? []).flatMap((child) =>
+      buildElements(child, context),
+    );
     return {
       name: typeName,
       kind: typeKind,
@@ -111,7 +118,9 @@ function buildElements(element: SpecElement, context: BuildContext): ElementIR[]
   };
   const backbone = context.backboneNames.get(element.path);
   if (backbone) {
-    return [{ ...base, name: lastSegment(element.path), type: backbone, kind: 'complex', targets: [] }];
+    return [
+      { ...base, name: lastSegment(element.path), type: backbone, kind: 'complex', targets: [] },
+    ];
   }
   if (element.contentReference) {
     const type = resolveContentReference(element.contentReference, context);
@@ -137,18 +146,29 @@ function buildElements(element: SpecElement, context: BuildContext): ElementIR[]
   }
   const type = isResourceId(element, context) ? RESOURCE_ID_TYPE : typeCode(types[0]);
   return [
-    { ...base, name: lastSegment(element.path), type, kind: kindOf(type, context.universe), targets: targetsOf(types) },
+    {
+      ...base,
+      name: lastSegment(element.path),
+      type,
+      kind: kindOf(type, context.universe),
+      targets: targetsOf(types),
+    },
   ];
 }
 
 /**
- * `#Questionnaire.item` names an element whose children this one repeats. Constraint datatypes
- * keep their base type's paths, so the reference is resolved against the root path.
+ * `#Questionnaire.item` names an element whose children this one repeats, so this element has the
+ * backbone type built for it (`QuestionnaireItem`). The path after `#` is looked up as written
+ * among this definition's backbone elements; nothing is renamed, so a constraint datatype's
+ * reference must use the paths its snapshot has (`Quantity.…` in `Age`).
  */
 function resolveContentReference(reference: string, context: BuildContext): string {
   const path = reference.slice(reference.indexOf('#') + 1);
   const name = context.backboneNames.get(path);
-  if (!name) throw new Error(`${context.name}: contentReference ${reference} does not name a backbone element`);
+  if (!name)
+    throw new Error(
+      `${context.name}: contentReference ${reference} does not name a backbone element`,
+    );
   return name;
 }
 

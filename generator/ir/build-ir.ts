@@ -25,11 +25,21 @@ export function buildIR(spec: Spec): SpecIR {
     isStringPrimitive: (name) => primitiveIndex.get(name)?.jsonType === 'string',
     isResource: (name) => resourceNames.has(name),
   };
-  const build = (sd: StructureDefinition, kind: 'datatype' | 'resource') =>
-    buildComplexTypes(sd.id, kind, snapshotOf(sd, byUrl), universe, [spec.files.get(sd)!]);
+  const filesOf = (sds: readonly StructureDefinition[]) =>
+    sortedBy(new Set(sds.map((sd) => spec.files.get(sd)!)), (s) => s);
+  const build = (sd: StructureDefinition, kind: 'datatype' | 'resource') => {
+    const snapshot = snapshotOf(sd, byUrl);
+    return buildComplexTypes(
+      sd.id,
+      kind,
+      snapshot.elements,
+      universe,
+      filesOf(snapshot.definitions),
+    );
+  };
 
   const primitives = sortedBy(
-    primitiveDefinitions.map((sd) => buildPrimitive(sd, byUrl)),
+    primitiveDefinitions.map((sd) => buildPrimitive(sd, byUrl, filesOf([sd]))),
     (p) => p.name,
   );
   const primitiveIndex = new Map(primitives.map((p) => [p.name, p]));
@@ -37,16 +47,20 @@ export function buildIR(spec: Spec): SpecIR {
     const { root, backbones } = build(sd, 'datatype');
     return [root, ...backbones];
   });
-  const resources = resourceDefinitions.map((sd) => {
-    const { root, backbones } = build(sd, 'resource');
-    return { root, backbones };
-  });
+  const resources = resourceDefinitions.map((sd) => build(sd, 'resource'));
 
   const allTypes = [...datatypes, ...resources.flatMap((r) => [r.root, ...r.backbones])];
-  assertUniqueTypeNames(allTypes, primitiveNames);
+  assertUniqueTypeNames(allTypes);
   const typeIndex = new Map(allTypes.map((t) => [t.name, t]));
 
-  const search = buildSearch(spec.searchParameters, sortedBy(resourceNames, (n) => n), spec.files);
+  const search = buildSearch(
+    spec.searchParameters,
+    sortedBy(resourceDefinitions, (sd) => sd.id).map((sd) => ({
+      name: sd.id,
+      ancestors: ancestorsOf(sd, byUrl),
+    })),
+    spec.files,
+  );
   const resourceIRs: ResourceIR[] = resources.map(({ root, backbones }) => {
     const { sources, ...searchIR } = search.forResource(root.name);
     return {
@@ -66,6 +80,20 @@ export function buildIR(spec: Spec): SpecIR {
   };
 }
 
+/** The ids of the definitions `definition` derives from, nearest first, as far as spec/ has them. */
+function ancestorsOf(
+  definition: StructureDefinition,
+  byUrl: ReadonlyMap<string, StructureDefinition>,
+): string[] {
+  const ancestors: string[] = [];
+  let base = definition.baseDefinition ? byUrl.get(definition.baseDefinition) : undefined;
+  while (base && base !== definition && !ancestors.includes(base.id)) {
+    ancestors.push(base.id);
+    base = base.baseDefinition ? byUrl.get(base.baseDefinition) : undefined;
+  }
+  return ancestors;
+}
+
 function assertUniqueIds(definitions: readonly StructureDefinition[]): void {
   const seen = new Set<string>();
   for (const sd of definitions) {
@@ -74,10 +102,16 @@ function assertUniqueIds(definitions: readonly StructureDefinition[]): void {
   }
 }
 
-function assertUniqueTypeNames(types: readonly ComplexTypeIR[], primitives: ReadonlySet<string>): void {
+/**
+ * A backbone type's name (`PatientContact`) may be taken by a datatype's or by another backbone's
+ * (`Patient.contact` and a `PatientContact` datatype). Primitives need no check: their ids differ
+ * from every other definition's (assertUniqueIds), and backbone names start with an upper-case
+ * letter while FHIR's primitive names start with a lower-case one.
+ */
+function assertUniqueTypeNames(types: readonly ComplexTypeIR[]): void {
   const seen = new Map<string, string>();
   for (const type of types) {
-    const other = seen.get(type.name) ?? (primitives.has(type.name) ? 'a primitive' : undefined);
+    const other = seen.get(type.name);
     if (other) throw new Error(`Type name ${type.name} (${type.path}) clashes with ${other}`);
     seen.set(type.name, type.path);
   }
@@ -90,7 +124,8 @@ function assertKnownTypes(
 ): void {
   for (const type of types) {
     for (const element of type.elements) {
-      const known = element.kind === 'resource' || complex.has(element.type) || primitives.has(element.type);
+      const known =
+        element.kind === 'resource' || complex.has(element.type) || primitives.has(element.type);
       if (!known) throw new Error(`${element.path} has the unknown type ${element.type}`);
     }
   }

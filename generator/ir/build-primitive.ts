@@ -20,6 +20,7 @@ const JSON_TYPES: Readonly<Record<string, JsonType>> = {
 export function buildPrimitive(
   definition: StructureDefinition,
   byUrl: ReadonlyMap<string, StructureDefinition>,
+  sources: readonly string[],
 ): PrimitiveIR {
   const elements = definition.snapshot?.element ?? [];
   const valueType = elements.find((e) => e.path === `${definition.type}.value`)?.type?.[0];
@@ -32,6 +33,7 @@ export function buildPrimitive(
     integer: systemType === SYSTEM_INTEGER,
     ...(pattern ? { pattern } : {}),
     description: elements[0]?.short ?? definition.description ?? '',
+    sources,
   };
 }
 

@@ -22,6 +22,9 @@ const SEARCH_TYPES: readonly SearchType[] = [
   'uri',
 ];
 
+/** How HL7 starts the description of a parameter shared by several resource types. */
+const SHARED_DESCRIPTION = 'Multiple Resources:';
+
 /**
  * Modifiers offered as argument suffixes (`name_exact`), by search type: the R4 modifiers whose
  * meaning needs no terminology server. GraphQL names cannot spell `name:exact`.
@@ -39,8 +42,14 @@ export const MODIFIERS: Readonly<Record<SearchType, readonly string[]>> = {
   uri: ['above', 'below', 'missing'],
 };
 
-/** Parameters on these bases apply to every resource type. */
-const UNIVERSAL_BASES = new Set(['Resource', 'DomainResource']);
+/** Every resource type is a Resource, so Resource's parameters (`_id`) apply to all of them. */
+const ROOT_BASE = 'Resource';
+
+/** A resource type and the types it derives from, nearest first: `Patient`, `[DomainResource, Resource]`. */
+export interface ResourceLineage {
+  readonly name: string;
+  readonly ancestors: readonly string[];
+}
 
 export interface ResourceSearch {
   readonly searchParameters: readonly SearchParameterIR[];
@@ -50,20 +59,34 @@ export interface ResourceSearch {
   readonly sources: readonly string[];
 }
 
+/**
+ * A parameter applies to each base it names and to the resource types deriving from that base:
+ * DomainResource's `_text` to Patient but not to Bundle, Binary or Parameters, which derive from
+ * Resource directly.
+ */
 export function buildSearch(
   parameters: readonly SearchParameter[],
-  resourceTypes: readonly string[],
+  resourceTypes: readonly ResourceLineage[],
   files: ReadonlyMap<object, string>,
 ): { forResource(type: string): ResourceSearch } {
-  const known = new Set(resourceTypes);
+  const known = new Set(resourceTypes.map((t) => t.name));
   const codesByUrl = new Map(parameters.map((p) => [p.url, p.code]));
-  const byResource = new Map<string, Map<string, SearchParameterIR>>(resourceTypes.map((t) => [t, new Map()]));
-  const sources = new Map<string, Set<string>>(resourceTypes.map((t) => [t, new Set()]));
+  const byResource = new Map<string, Map<string, SearchParameterIR>>(
+    resourceTypes.map((t) => [t.name, new Map()]),
+  );
+  const sources = new Map<string, Set<string>>(resourceTypes.map((t) => [t.name, new Set()]));
+  const derivingFrom = (declaredOn: string) =>
+    resourceTypes
+      .filter(
+        (t) =>
+          declaredOn === ROOT_BASE || t.name === declaredOn || t.ancestors.includes(declaredOn),
+      )
+      .map((t) => t.name);
 
   for (const parameter of parameters) {
     for (const declaredOn of parameter.base) {
-      const bases = UNIVERSAL_BASES.has(declaredOn) ? resourceTypes : [declaredOn];
-      if (!UNIVERSAL_BASES.has(declaredOn) && !known.has(declaredOn)) {
+      const bases = derivingFrom(declaredOn);
+      if (declaredOn !== ROOT_BASE && bases.length === 0) {
         throw new Error(`SearchParameter ${parameter.id} has the unknown base ${declaredOn}`);
       }
       for (const base of bases) {
@@ -109,31 +132,66 @@ function buildParameter(
     code: parameter.code,
     argument: toArgumentName(parameter.code),
     type,
-    expression: parameter.expression ? expressionForBase(parameter.expression, base, declaredOn) : '',
+    expression: parameter.expression
+      ? expressionForBase(parameter.expression, base, declaredOn)
+      : '',
     targets: sortedBy(new Set(targets), (t) => t),
     modifiers: MODIFIERS[type],
     components: (parameter.component ?? []).map((component) => {
       const code = codesByUrl.get(component.definition);
-      if (!code) throw new Error(`SearchParameter ${parameter.id}: unknown component ${component.definition}`);
+      if (!code)
+        throw new Error(
+          `SearchParameter ${parameter.id}: unknown component ${component.definition}`,
+        );
       return { code, expression: component.expression };
     }),
-    description: parameter.description ?? '',
+    description: descriptionForBase(parameter.description ?? '', base),
   };
+}
+
+/**
+ * HL7 describes a parameter shared by several resource types in one text, a line per base:
+ * `Multiple Resources: \r\n\r\n* [Patient](patient.html): The patient's date of birth\r\n* [Person]…`.
+ * Each base keeps its own line's text; a description without a line for the base is kept whole.
+ */
+function descriptionForBase(description: string, base: string): string {
+  if (!description.startsWith(SHARED_DESCRIPTION)) return description;
+  const own = description
+    .split(/\r?\n/)
+    .map((line) => /^\* \[(\w+)\]\([^)]*\):(.*)$/.exec(line))
+    .find((match) => match?.[1] === base);
+  return own?.[2].trim() || description;
 }
 
 /**
  * Each parameter's own argument, then one argument per modifier. A modifier argument that would
  * shadow a real parameter's argument (a parameter coded `x-text` beside a token `x`) is not offered:
- * the real parameter wins.
+ * the real parameter wins. Two parameters whose codes spell one argument (`a-b` and `a_b`) are an
+ * error, as one of them could not be searched.
  */
-function buildArguments(type: string, parameters: readonly SearchParameterIR[]): SearchArgumentIR[] {
-  const args = new Map<string, SearchArgumentIR>(parameters.map((p) => [p.argument, { name: p.argument, code: p.code }]));
+function buildArguments(
+  type: string,
+  parameters: readonly SearchParameterIR[],
+): SearchArgumentIR[] {
+  const args = new Map<string, SearchArgumentIR>();
+  for (const { argument, code } of parameters) {
+    const taken = args.get(argument);
+    if (taken) {
+      throw new Error(
+        `${type}: search parameters ${taken.code} and ${code} would both be the GraphQL argument ${argument}; change one of the codes`,
+      );
+    }
+    args.set(argument, { name: argument, code });
+  }
   for (const parameter of parameters) {
     for (const modifier of parameter.modifiers) {
       const name = `${parameter.argument}_${modifier}`;
       const existing = args.get(name);
+      // Unreachable while no modifier contains `_`; kept so that adding one cannot drop an argument.
       if (existing?.modifier) {
-        throw new Error(`${type}: argument ${name} would mean both ${existing.code}:${existing.modifier} and ${parameter.code}:${modifier}`);
+        throw new Error(
+          `${type}: argument ${name} would mean both ${existing.code}:${existing.modifier} and ${parameter.code}:${modifier}`,
+        );
       }
       if (!existing) args.set(name, { name, code: parameter.code, modifier });
     }
@@ -158,8 +216,14 @@ function buildReverseReferences(
   }
   const reverse = new Map<string, ReverseReferenceIR[]>();
   for (const [target, sources] of pointing) {
-    const references = [...sources].map(([source, codes]) => ({ source, parameters: sortedBy(codes, (c) => c) }));
-    reverse.set(target, sortedBy(references, (r) => r.source));
+    const references = [...sources].map(([source, codes]) => ({
+      source,
+      parameters: sortedBy(codes, (c) => c),
+    }));
+    reverse.set(
+      target,
+      sortedBy(references, (r) => r.source),
+    );
   }
   return reverse;
 }

@@ -22,6 +22,8 @@ export interface PrimitiveIR {
   readonly integer: boolean;
   readonly pattern?: string;
   readonly description: string;
+  /** The spec/ files this primitive was built from, sorted. */
+  readonly sources: readonly string[];
 }
 
 export type ElementKind = 'primitive' | 'complex' | 'resource';

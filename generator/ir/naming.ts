@@ -24,8 +24,10 @@ export function toArgumentName(code: string): string {
 }
 
 /**
- * The inverse of toArgumentName: `address_city` → `address-city`, `_last_updated` is not a code
- * but `_lastUpdated` and `_id` keep their leading underscore (Resource's own parameters).
+ * A GraphQL argument back to its search parameter code, the inverse of toArgumentName:
+ * `address_city` → `address-city`. A leading `_` is kept, as the codes of Resource's own
+ * parameters start with one (`_id`, `_lastUpdated`); every other `_` becomes `-`. So a code with
+ * `_` after its first character (none in R4) does not come back: `a_b` → `a-b`.
  */
 export function toSearchCode(argument: string): string {
   const leading = argument.startsWith('_') ? '_' : '';

@@ -66,6 +66,6 @@ export interface SearchParameter {
 export interface Spec {
   readonly structureDefinitions: readonly StructureDefinition[];
   readonly searchParameters: readonly SearchParameter[];
-  /** The file each definition came from, relative to the project root (`spec/hl7-r4/profiles-types.json`). */
+  /** The file each definition came from, relative to the working directory, `/`-separated (`spec/hl7-r4/profiles-types.json`). */
   readonly files: ReadonlyMap<StructureDefinition | SearchParameter, string>;
 }

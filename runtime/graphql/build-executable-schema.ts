@@ -27,7 +27,9 @@ export function buildExecutableSchema(): GraphQLSchema {
         } else if (type instanceof GraphQLObjectType && type.getFields()[fieldName]) {
           type.getFields()[fieldName].resolve = implement(descriptor) as never;
         } else {
-          throw new Error(`Generated wiring names ${typeName}.${fieldName}, which the schema does not have`);
+          throw new Error(
+            `Generated wiring names ${typeName}.${fieldName}, which the schema does not have`,
+          );
         }
       }
     }

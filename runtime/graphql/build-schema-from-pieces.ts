@@ -29,7 +29,10 @@ export interface BuildOptions {
   readonly scalars?: Readonly<Record<string, GraphQLScalarType>>;
 }
 
-export function buildSchemaFromPieces(pieces: readonly SchemaPiece[], options: BuildOptions = {}): GraphQLSchema {
+export function buildSchemaFromPieces(
+  pieces: readonly SchemaPiece[],
+  options: BuildOptions = {},
+): GraphQLSchema {
   const named = new Map<string, GraphQLNamedType>(specifiedScalarTypes.map((t) => [t.name, t]));
   const typeOf = createTypeResolver(named);
   const add = (type: GraphQLNamedType) => {
@@ -39,7 +42,10 @@ export function buildSchemaFromPieces(pieces: readonly SchemaPiece[], options: B
 
   for (const piece of pieces) {
     for (const scalar of piece.scalars ?? []) {
-      add(options.scalars?.[scalar.name] ?? new GraphQLScalarType({ name: scalar.name, description: scalar.description }));
+      add(
+        options.scalars?.[scalar.name] ??
+          new GraphQLScalarType({ name: scalar.name, description: scalar.description }),
+      );
     }
     for (const data of piece.enums ?? []) {
       const values = Object.fromEntries(data.values.map((value) => [value, { value }]));
@@ -50,10 +56,22 @@ export function buildSchemaFromPieces(pieces: readonly SchemaPiece[], options: B
       add(new GraphQLUnionType({ name: data.name, description: data.description, types }));
     }
     for (const data of piece.objects ?? []) {
-      add(new GraphQLObjectType({ name: data.name, description: data.description, fields: () => outputFields(data.fields, typeOf) }));
+      add(
+        new GraphQLObjectType({
+          name: data.name,
+          description: data.description,
+          fields: () => outputFields(data.fields, typeOf),
+        }),
+      );
     }
     for (const data of piece.inputs ?? []) {
-      add(new GraphQLInputObjectType({ name: data.name, description: data.description, fields: () => inputFields(data, typeOf) }));
+      add(
+        new GraphQLInputObjectType({
+          name: data.name,
+          description: data.description,
+          fields: () => inputFields(data, typeOf),
+        }),
+      );
     }
   }
 
@@ -62,15 +80,17 @@ export function buildSchemaFromPieces(pieces: readonly SchemaPiece[], options: B
     new GraphQLObjectType({ name, fields: () => outputFields(fields, typeOf) });
   const query = root('Query', rootFields('query'));
   const mutation = root('Mutation', rootFields('mutation'));
-  const directives = pieces.flatMap((piece) => piece.directives ?? []).map(
-    (data) =>
-      new GraphQLDirective({
-        name: data.name,
-        description: data.description,
-        locations: [DirectiveLocation.FIELD],
-        args: argumentConfigs(data.arguments, typeOf),
-      }),
-  );
+  const directives = pieces
+    .flatMap((piece) => piece.directives ?? [])
+    .map(
+      (data) =>
+        new GraphQLDirective({
+          name: data.name,
+          description: data.description,
+          locations: [DirectiveLocation.FIELD],
+          args: argumentConfigs(data.arguments, typeOf),
+        }),
+    );
 
   const schema = new GraphQLSchema({
     query,
@@ -93,7 +113,10 @@ function shareArgumentSets(
   for (const piece of pieces) {
     for (const [name, args] of Object.entries(piece.argumentSets ?? {})) {
       if (sets.has(name)) throw new Error(`The argument set ${name} is defined twice`);
-      sets.set(name, args.map((arg) => sharedArgument(arg, typeOf)));
+      sets.set(
+        name,
+        args.map((arg) => sharedArgument(arg, typeOf)),
+      );
     }
   }
   const patch = (type: GraphQLObjectType, fields: readonly FieldData[]) => {
@@ -106,13 +129,23 @@ function shareArgumentSets(
     }
   };
   for (const piece of pieces) {
-    for (const data of piece.objects ?? []) patch(schema.getType(data.name) as GraphQLObjectType, data.fields);
+    for (const data of piece.objects ?? [])
+      patch(schema.getType(data.name) as GraphQLObjectType, data.fields);
   }
-  patch(roots[0], pieces.flatMap((p) => p.query ?? []));
-  patch(roots[1], pieces.flatMap((p) => p.mutation ?? []));
+  patch(
+    roots[0],
+    pieces.flatMap((p) => p.query ?? []),
+  );
+  patch(
+    roots[1],
+    pieces.flatMap((p) => p.mutation ?? []),
+  );
 }
 
-function outputFields(fields: readonly FieldData[], typeOf: (ref: string) => GraphQLType): GraphQLFieldConfigMap<unknown, unknown> {
+function outputFields(
+  fields: readonly FieldData[],
+  typeOf: (ref: string) => GraphQLType,
+): GraphQLFieldConfigMap<unknown, unknown> {
   const config: GraphQLFieldConfigMap<unknown, unknown> = {};
   for (const [name, type, description] of fields) {
     config[name] = { type: typeOf(type) as never, description };
@@ -120,17 +153,26 @@ function outputFields(fields: readonly FieldData[], typeOf: (ref: string) => Gra
   return config;
 }
 
-function inputFields(data: ObjectData, typeOf: (ref: string) => GraphQLType): GraphQLInputFieldConfigMap {
+function inputFields(
+  data: ObjectData,
+  typeOf: (ref: string) => GraphQLType,
+): GraphQLInputFieldConfigMap {
   const config: GraphQLInputFieldConfigMap = {};
-  for (const [name, type, description] of data.fields) config[name] = { type: typeOf(type) as never, description };
+  for (const [name, type, description] of data.fields)
+    config[name] = { type: typeOf(type) as never, description };
   return config;
 }
 
 function argumentConfigs(args: readonly ArgumentData[], typeOf: (ref: string) => GraphQLType) {
-  return Object.fromEntries(args.map(([name, type, description]) => [name, { type: typeOf(type) as never, description }]));
+  return Object.fromEntries(
+    args.map(([name, type, description]) => [name, { type: typeOf(type) as never, description }]),
+  );
 }
 
-function sharedArgument([name, type, description]: ArgumentData, typeOf: (ref: string) => GraphQLType): GraphQLArgument {
+function sharedArgument(
+  [name, type, description]: ArgumentData,
+  typeOf: (ref: string) => GraphQLType,
+): GraphQLArgument {
   return {
     name,
     description,
@@ -143,7 +185,9 @@ function sharedArgument([name, type, description]: ArgumentData, typeOf: (ref: s
 }
 
 /** Resolves SDL type strings (`[HumanName!]!`) lazily, after every named type exists. */
-function createTypeResolver(named: ReadonlyMap<string, GraphQLNamedType>): (ref: string) => GraphQLType {
+function createTypeResolver(
+  named: ReadonlyMap<string, GraphQLNamedType>,
+): (ref: string) => GraphQLType {
   const cache = new Map<string, GraphQLType>();
   const resolve = (ref: string): GraphQLType => {
     const cached = cache.get(ref);

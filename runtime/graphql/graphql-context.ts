@@ -5,7 +5,10 @@
  */
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
 
-export type FhirResource = { readonly resourceType: string; readonly id?: string } & Record<string, unknown>;
+export type FhirResource = { readonly resourceType: string; readonly id?: string } & Record<
+  string,
+  unknown
+>;
 
 export interface SearchRequest {
   readonly criteria: readonly SearchCriterion[];
@@ -20,14 +23,24 @@ export interface SearchPage {
   readonly total: number;
   readonly offset: number;
   readonly pageSize: number;
-  readonly cursors: { readonly first?: string; readonly previous?: string; readonly next?: string; readonly last?: string };
+  readonly cursors: {
+    readonly first?: string;
+    readonly previous?: string;
+    readonly next?: string;
+    readonly last?: string;
+  };
 }
 
 export interface FhirDataSource {
   read(resourceType: string, id: string): Promise<FhirResource>;
   search(resourceType: string, request: SearchRequest): Promise<SearchPage>;
   /** Resources of `resourceType` whose reference parameter `code` points to `target`. */
-  searchReferring(resourceType: string, code: string, target: FhirResource, request: SearchRequest): Promise<SearchPage>;
+  searchReferring(
+    resourceType: string,
+    code: string,
+    target: FhirResource,
+    request: SearchRequest,
+  ): Promise<SearchPage>;
   /** The resource a Reference points to, or undefined when it cannot be resolved. */
   resolve(reference: string): Promise<FhirResource | undefined>;
   create(resource: FhirResource): Promise<FhirResource>;

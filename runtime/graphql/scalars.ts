@@ -29,21 +29,30 @@ function fromLiteral(node: ValueNode, variables?: Record<string, unknown> | null
     case Kind.LIST:
       return node.values.map((item) => {
         const value = fromLiteral(item, variables);
-        if (Array.isArray(value)) throw new GraphQLError('A search value list cannot contain lists', { nodes: item });
+        if (Array.isArray(value))
+          throw new GraphQLError('A search value list cannot contain lists', { nodes: item });
         return value;
       });
     default:
-      throw new GraphQLError(`A search value is a string, a name, a number, a boolean or a list of them`, { nodes: node });
+      throw new GraphQLError(
+        `A search value is a string, a name, a number, a boolean or a list of them`,
+        { nodes: node },
+      );
   }
 }
 
 function fromJson(value: unknown): SearchValue {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (Array.isArray(value) && value.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) {
+  if (
+    Array.isArray(value) &&
+    value.every((v) => ['string', 'number', 'boolean'].includes(typeof v))
+  ) {
     return value.map(String);
   }
-  throw new GraphQLError(`A search value is a string, a number, a boolean or a list of them, not ${JSON.stringify(value)}`);
+  throw new GraphQLError(
+    `A search value is a string, a number, a boolean or a list of them, not ${JSON.stringify(value)}`,
+  );
 }
 
 /** Scalars by name, for buildSchemaFromPieces. */

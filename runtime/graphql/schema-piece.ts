@@ -9,7 +9,12 @@
  */
 
 /** `[name, type, description?, argumentSet?]` */
-export type FieldData = readonly [name: string, type: string, description?: string, argumentSet?: string];
+export type FieldData = readonly [
+  name: string,
+  type: string,
+  description?: string,
+  argumentSet?: string,
+];
 
 /** `[name, type, description?]` */
 export type ArgumentData = readonly [name: string, type: string, description?: string];

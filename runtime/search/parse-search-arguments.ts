@@ -21,13 +21,20 @@ export interface ValueCriterion<V extends SearchValue = SearchValue> {
   readonly values: readonly V[];
 }
 
-export type SearchCriterion<V extends SearchValue = SearchValue> = MissingCriterion | ValueCriterion<V>;
+export type SearchCriterion<V extends SearchValue = SearchValue> =
+  MissingCriterion | ValueCriterion<V>;
 
 /** A raw argument value: one string, or several (repeated parameter: all must match). */
 export type RawSearchArgument = string | readonly string[];
 
 /** Modifiers whose values are not written in the parameter's own type. @see http://hl7.org/fhir/R4/search.html#modifiers */
-const MODIFIER_VALUE_TYPES = { text: 'string', contains: 'string', exact: 'string', above: 'uri', below: 'uri' } as const;
+const MODIFIER_VALUE_TYPES = {
+  text: 'string',
+  contains: 'string',
+  exact: 'string',
+  above: 'uri',
+  below: 'uri',
+} as const;
 
 /** Criteria in argument order; throws SearchValueError naming the first bad argument. */
 export function parseSearchArguments(
@@ -37,7 +44,10 @@ export function parseSearchArguments(
   return Object.entries(args).flatMap(([argument, raw]) => {
     const mapped = definition.arguments[argument];
     if (!mapped) {
-      throw new SearchValueError(argument, `${argument}: unknown search parameter for ${definition.resourceType}`);
+      throw new SearchValueError(
+        argument,
+        `${argument}: unknown search parameter for ${definition.resourceType}`,
+      );
     }
     const [code, modifier] = mapped;
     const values = typeof raw === 'string' ? [raw] : raw;
@@ -54,18 +64,30 @@ export function parseCriterion(
   argument: string,
 ): SearchCriterion {
   const parameter = definition.parameters[code];
-  if (!parameter) throw new SearchValueError(argument, `${argument}: unknown search parameter for ${definition.resourceType}`);
+  if (!parameter)
+    throw new SearchValueError(
+      argument,
+      `${argument}: unknown search parameter for ${definition.resourceType}`,
+    );
   if (modifier !== undefined && !parameter.modifiers.includes(modifier)) {
     const offered = parameter.modifiers.length ? parameter.modifiers.join(', ') : 'none';
-    throw new SearchValueError(argument, `${argument}: the modifier :${modifier} does not apply to ${code} (offered: ${offered})`);
+    throw new SearchValueError(
+      argument,
+      `${argument}: the modifier :${modifier} does not apply to ${code} (offered: ${offered})`,
+    );
   }
   if (modifier === 'missing') {
     if (raw !== 'true' && raw !== 'false') {
-      throw new SearchValueError(argument, `${argument}: "${raw}" is not valid for :missing (expected true or false)`);
+      throw new SearchValueError(
+        argument,
+        `${argument}: "${raw}" is not valid for :missing (expected true or false)`,
+      );
     }
     return { code, modifier, missing: raw === 'true' };
   }
-  const type = (modifier && MODIFIER_VALUE_TYPES[modifier as keyof typeof MODIFIER_VALUE_TYPES]) || parameter.type;
+  const type =
+    (modifier && MODIFIER_VALUE_TYPES[modifier as keyof typeof MODIFIER_VALUE_TYPES]) ||
+    parameter.type;
   const values = parseSearchValues(type, raw, argument);
   return modifier === undefined ? { code, values } : { code, modifier, values };
 }

@@ -95,7 +95,9 @@ describe('round trips over every search parameter code in spec/', () => {
 
   // Why the round trip holds: `_` only ever starts a code (Resource's _id, _lastUpdated…).
   it('no code has `_` after its first character, nor starts with `-`', () => {
-    expect(codes.filter((code) => code.slice(1).includes('_') || code.startsWith('-'))).toStrictEqual([]);
+    expect(
+      codes.filter((code) => code.slice(1).includes('_') || code.startsWith('-')),
+    ).toStrictEqual([]);
   });
 
   // Codes of these shapes would not round trip; none occurs in spec/ (checked above), and
@@ -113,8 +115,14 @@ describe('choice elements', () => {
     ['a datatype', { given: ['Observation.value[x]', 'Quantity'], want: 'valueQuantity' }],
     ['a primitive', { given: ['Patient.deceased[x]', 'dateTime'], want: 'deceasedDateTime' }],
     ['in a backbone', { given: ['Observation.component.value[x]', 'string'], want: 'valueString' }],
-    ['a camelCase group', { given: ['Patient.multipleBirth[x]', 'integer'], want: 'multipleBirthInteger' }],
-    ['a digit in the type', { given: ['Extension.value[x]', 'base64Binary'], want: 'valueBase64Binary' }],
+    [
+      'a camelCase group',
+      { given: ['Patient.multipleBirth[x]', 'integer'], want: 'multipleBirthInteger' },
+    ],
+    [
+      'a digit in the type',
+      { given: ['Extension.value[x]', 'base64Binary'], want: 'valueBase64Binary' },
+    ],
   ])('choiceElementName: %s', (_name, { given: [path, type], want }) => {
     expect(choiceElementName(path, type)).toBe(want);
   });
@@ -136,7 +144,10 @@ describe('backboneTypeName', () => {
   table(backboneTypeName, [
     ['one level', { given: 'Patient.contact', want: 'PatientContact' }],
     ['two levels', { given: 'Bundle.entry.request', want: 'BundleEntryRequest' }],
-    ['camelCase segments', { given: 'Observation.referenceRange', want: 'ObservationReferenceRange' }],
+    [
+      'camelCase segments',
+      { given: 'Observation.referenceRange', want: 'ObservationReferenceRange' },
+    ],
     ['Task.input is not Task_Input', { given: 'Task.input', want: 'TaskInput' }],
   ]);
 });
@@ -183,7 +194,12 @@ describe('stable ordering', () => {
 
   it('sortedBy sorts a copy by key', () => {
     const given = [{ n: 'b' }, { n: 'a' }, { n: '_x' }, { n: 'A' }];
-    expect(sortedBy(given, (item) => item.n).map((item) => item.n)).toStrictEqual(['A', '_x', 'a', 'b']);
+    expect(sortedBy(given, (item) => item.n).map((item) => item.n)).toStrictEqual([
+      'A',
+      '_x',
+      'a',
+      'b',
+    ]);
     expect(given.map((item) => item.n)).toStrictEqual(['b', 'a', '_x', 'A']);
   });
 });
@@ -193,7 +209,10 @@ describe('graphqlNames', () => {
     ['input', { given: ['input', 'Task'], want: 'Task_Input' }],
     ['connection', { given: ['connection', 'Patient'], want: 'Patient_Connection' }],
     ['edge', { given: ['edge', 'Patient'], want: 'Patient_ConnectionEdge' }],
-    ['reference parameter', { given: ['referenceParameter', 'Patient'], want: 'Patient_ReferenceParameter' }],
+    [
+      'reference parameter',
+      { given: ['referenceParameter', 'Patient'], want: 'Patient_ReferenceParameter' },
+    ],
   ])('%s', (_name, { given: [kind, type], want }) => {
     expect(graphqlNames[kind](type)).toBe(want);
   });

@@ -25,7 +25,8 @@ export function fixtureWith(
   const structureDefinitions = [...keep(spec.structureDefinitions), ...(add.sds ?? [])];
   const searchParameters = [...keep(spec.searchParameters), ...(add.sps ?? [])];
   const files = new Map(spec.files);
-  for (const added of [...(add.sds ?? []), ...(add.sps ?? [])]) files.set(added, 'spec/in-memory.json');
+  for (const added of [...(add.sds ?? []), ...(add.sps ?? [])])
+    files.set(added, 'spec/in-memory.json');
   return { structureDefinitions, searchParameters, files };
 }
 
@@ -55,7 +56,8 @@ export function definition(
 
 function toElement([path, type, max = '1']: ElementRow): SpecElement {
   const element = { id: path, path, min: 0, max };
-  if (typeof type === 'string' && type.startsWith('#')) return { ...element, contentReference: type };
+  if (typeof type === 'string' && type.startsWith('#'))
+    return { ...element, contentReference: type };
   if (type === undefined) return element;
   const codes = typeof type === 'string' ? [type] : type;
   return { ...element, type: codes.map((code): SpecElementType => ({ code })) };

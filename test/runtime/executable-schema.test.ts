@@ -1,4 +1,11 @@
-import { GraphQLObjectType, GraphQLSchema, execute, parse, validate, validateSchema } from 'graphql';
+import {
+  GraphQLObjectType,
+  GraphQLSchema,
+  execute,
+  parse,
+  validate,
+  validateSchema,
+} from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildExecutableSchema } from '../../runtime/graphql/build-executable-schema.js';
 
@@ -24,12 +31,22 @@ describe('the executable schema built from generated/', () => {
   beforeAll(() => {
     schema = buildExecutableSchema();
     // Instance-level queries ([base]/Patient/x/$graphql) have the resource as their root.
-    patientRoot = new GraphQLSchema({ query: schema.getType('Patient') as GraphQLObjectType, types: Object.values(schema.getTypeMap()) });
+    patientRoot = new GraphQLSchema({
+      query: schema.getType('Patient') as GraphQLObjectType,
+      types: Object.values(schema.getTypeMap()),
+    });
   });
 
   it('is a valid schema with every resource type', () => {
     expect(validateSchema(schema)).toEqual([]);
-    for (const name of ['Patient', 'Observation', 'Bot', 'Patient_Connection', 'Task_Input', 'TaskInput']) {
+    for (const name of [
+      'Patient',
+      'Observation',
+      'Bot',
+      'Patient_Connection',
+      'Task_Input',
+      'TaskInput',
+    ]) {
       expect(schema.getType(name), name).toBeDefined();
     }
     expect(Object.keys(schema.getQueryType()!.getFields())).toContain('PatientList');
@@ -43,14 +60,42 @@ describe('the executable schema built from generated/', () => {
   };
 
   it.each([
-    ['use filter, unquoted as FHIR writes it', '{ name(use: official) { family } }', { name: [{ family: 'Chalmers' }] }],
+    [
+      'use filter, unquoted as FHIR writes it',
+      '{ name(use: official) { family } }',
+      { name: [{ family: 'Chalmers' }] },
+    ],
     ['use filter, quoted', '{ name(use: "usual") { given } }', { name: [{ given: ['Jim'] }] }],
-    ['repeating child matches any item', '{ name(given: "James") { use } }', { name: [{ use: 'official' }, { use: 'maiden' }] }],
-    ['_offset then _count', '{ name(_offset: 1, _count: 1) { use } }', { name: [{ use: 'usual' }] }],
-    ['extension(url:)', '{ extension(url: "http://example.org/b") { valueBoolean } }', { extension: [{ valueBoolean: true }] }],
-    ['fhirpath', '{ name(fhirpath: "family.exists()") { use } }', { name: [{ use: 'official' }, { use: 'maiden' }] }],
-    ['primitive extension _birthDate', '{ _birthDate { extension { url valueCode } } }', { _birthDate: { extension: [{ url: 'http://example.org/c', valueCode: 'x' }] } }],
-    ['missing elements are null', '{ gender birthDate contact { name { family } } }', { gender: null, birthDate: null, contact: null }],
+    [
+      'repeating child matches any item',
+      '{ name(given: "James") { use } }',
+      { name: [{ use: 'official' }, { use: 'maiden' }] },
+    ],
+    [
+      '_offset then _count',
+      '{ name(_offset: 1, _count: 1) { use } }',
+      { name: [{ use: 'usual' }] },
+    ],
+    [
+      'extension(url:)',
+      '{ extension(url: "http://example.org/b") { valueBoolean } }',
+      { extension: [{ valueBoolean: true }] },
+    ],
+    [
+      'fhirpath',
+      '{ name(fhirpath: "family.exists()") { use } }',
+      { name: [{ use: 'official' }, { use: 'maiden' }] },
+    ],
+    [
+      'primitive extension _birthDate',
+      '{ _birthDate { extension { url valueCode } } }',
+      { _birthDate: { extension: [{ url: 'http://example.org/c', valueCode: 'x' }] } },
+    ],
+    [
+      'missing elements are null',
+      '{ gender birthDate contact { name { family } } }',
+      { gender: null, birthDate: null, contact: null },
+    ],
   ])('%s', async (_name, query, want) => {
     const result = await run(query);
     expect(result.errors).toBeUndefined();
@@ -73,9 +118,28 @@ describe('the executable schema built from generated/', () => {
   });
 
   it('takes search arguments with modifier suffixes on root lists', () => {
-    const args = schema.getQueryType()!.getFields().PatientList.args.map((a) => a.name);
-    expect(args).toEqual(expect.arrayContaining(['name', 'name_exact', 'name_contains', 'gender_not', 'birthdate_missing', 'address_city', '_count', '_offset', '_sort']));
-    const reverse = (schema.getType('Patient') as GraphQLObjectType).getFields().ConditionList.args.map((a) => a.name);
-    expect(reverse).toEqual(expect.arrayContaining(['_reference', 'clinical_status', 'code', '_count']));
+    const args = schema
+      .getQueryType()!
+      .getFields()
+      .PatientList.args.map((a) => a.name);
+    expect(args).toEqual(
+      expect.arrayContaining([
+        'name',
+        'name_exact',
+        'name_contains',
+        'gender_not',
+        'birthdate_missing',
+        'address_city',
+        '_count',
+        '_offset',
+        '_sort',
+      ]),
+    );
+    const reverse = (schema.getType('Patient') as GraphQLObjectType)
+      .getFields()
+      .ConditionList.args.map((a) => a.name);
+    expect(reverse).toEqual(
+      expect.arrayContaining(['_reference', 'clinical_status', 'code', '_count']),
+    );
   });
 });

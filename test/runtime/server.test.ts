@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../runtime/server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
 
 describe('the runtime over HTTP', () => {
-  let server: RunningServer;
+  let server: TestServer;
   beforeAll(async () => {
-    server = await startServer({ port: 0, host: '127.0.0.1' });
+    server = await startTestServer('pglite');
   });
-  afterAll(() => server.close());
+  afterAll(() => server.stop());
 
   it('answers GET /healthz with 200 once started', async () => {
     const response = await fetch(`${server.url}/healthz`);

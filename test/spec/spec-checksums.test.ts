@@ -4,9 +4,14 @@ import { describe, expect, it } from 'vitest';
 
 const readme = readFileSync('spec/README.md', 'utf8');
 const listed = new Map(
-  [...readme.matchAll(/^\| ([\w/.-]+\.json) \| ([0-9a-f]{64}) \|/gm)].map(([, file, sha]) => [file, sha]),
+  [...readme.matchAll(/^\|\s*([\w/.-]+\.json)\s*\|\s*([0-9a-f]{64})\s*\|/gm)].map(([, file, sha]) => [
+    file,
+    sha,
+  ]),
 );
-const files = readdirSync('spec', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync('spec', { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('spec/README.md checksums', () => {
   it('lists every definition file in spec/', () => {
@@ -14,7 +19,9 @@ describe('spec/README.md checksums', () => {
   });
 
   it.each(files)('%s matches its listed sha256', (file) => {
-    const sha = createHash('sha256').update(readFileSync(`spec/${file}`)).digest('hex');
+    const sha = createHash('sha256')
+      .update(readFileSync(`spec/${file}`))
+      .digest('hex');
     expect(sha).toBe(listed.get(file));
   });
 });

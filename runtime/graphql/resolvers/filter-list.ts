@@ -11,7 +11,12 @@ type FilterArgs = Record<string, string | string[] | number | undefined>;
 
 const compiled = new Map<string, (item: Item) => unknown[]>();
 
-export const filterList: GraphQLFieldResolver<Item, unknown, FilterArgs> = async (parent, args, _context, info) => {
+export const filterList: GraphQLFieldResolver<Item, unknown, FilterArgs> = async (
+  parent,
+  args,
+  _context,
+  info,
+) => {
   const items = parent[info.fieldName];
   if (!Array.isArray(items)) return items;
   const { fhirpath: expression, _count: count, _offset: offset, ...byValue } = args;
@@ -44,7 +49,9 @@ async function compile(expression: string): Promise<(item: Item) => unknown[]> {
     try {
       evaluate = fhirpath.compile(expression, r4Model) as (item: Item) => unknown[];
     } catch (error) {
-      throw new GraphQLError(`fhirpath: "${expression}" is not a valid FHIRPath expression: ${(error as Error).message}`);
+      throw new GraphQLError(
+        `fhirpath: "${expression}" is not a valid FHIRPath expression: ${(error as Error).message}`,
+      );
     }
     compiled.set(expression, evaluate);
   }

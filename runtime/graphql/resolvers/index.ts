@@ -4,7 +4,9 @@ import { filterList } from './filter-list.js';
 import * as resources from './resource-resolvers.js';
 
 type Implementation = GraphQLFieldResolver<any, any, any> | GraphQLTypeResolver<any, any>;
-type Factory<K extends ResolverKind> = (descriptor: Extract<ResolverDescriptor, { kind: K }>) => Implementation;
+type Factory<K extends ResolverKind> = (
+  descriptor: Extract<ResolverDescriptor, { kind: K }>,
+) => Implementation;
 
 /** One implementation per kind of generated wiring; TypeScript checks that none is missing. */
 export const resolverFactories: { readonly [K in ResolverKind]: Factory<K> } = {

@@ -5,48 +5,83 @@
  */
 import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
 import { loadSearchDefinition } from '../../../generated/search/index.js';
-import { parseSearchArguments, type RawSearchArgument } from '../../search/parse-search-arguments.js';
+import {
+  parseSearchArguments,
+  type RawSearchArgument,
+} from '../../search/parse-search-arguments.js';
 import { SearchValueError } from '../../search/search-value.js';
-import type { FhirResource, GraphQLContext, SearchPage, SearchRequest } from '../graphql-context.js';
+import type {
+  FhirResource,
+  GraphQLContext,
+  SearchPage,
+  SearchRequest,
+} from '../graphql-context.js';
 
 type Args = Record<string, unknown>;
 type Resolver = GraphQLFieldResolver<unknown, GraphQLContext, Args>;
 const PAGING_ARGUMENTS = new Set(['_count', '_offset', '_sort', '_cursor', '_reference']);
 
-export const read = (resourceType: string): Resolver => (_parent, { id }, { data }) => data.read(resourceType, String(id));
+export const read =
+  (resourceType: string): Resolver =>
+  (_parent, { id }, { data }) =>
+    data.read(resourceType, String(id));
 
-export const search = (resourceType: string): Resolver => async (_parent, args, { data }) =>
-  (await data.search(resourceType, searchRequest(resourceType, args))).resources;
+export const search =
+  (resourceType: string): Resolver =>
+  async (_parent, args, { data }) =>
+    (await data.search(resourceType, searchRequest(resourceType, args))).resources;
 
-export const connection = (resourceType: string): Resolver => async (_parent, args, { data }) =>
-  toConnection(await data.search(resourceType, searchRequest(resourceType, args)));
+export const connection =
+  (resourceType: string): Resolver =>
+  async (_parent, args, { data }) =>
+    toConnection(await data.search(resourceType, searchRequest(resourceType, args)));
 
-export const reverseSearch = (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
-  async (parent, args, { data }) => (await referring(resourceType, parent, args, data)).resources;
+export const reverseSearch =
+  (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
+  async (parent, args, { data }) =>
+    (await referring(resourceType, parent, args, data)).resources;
 
-export const reverseConnection = (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
-  async (parent, args, { data }) => toConnection(await referring(resourceType, parent, args, data));
+export const reverseConnection =
+  (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
+  async (parent, args, { data }) =>
+    toConnection(await referring(resourceType, parent, args, data));
 
-export const create = (resourceType: string): Resolver => (_parent, { res }, { data }) =>
-  data.create({ ...(res as object), resourceType } as FhirResource);
+export const create =
+  (resourceType: string): Resolver =>
+  (_parent, { res }, { data }) =>
+    data.create({ ...(res as object), resourceType } as FhirResource);
 
-export const update = (resourceType: string): Resolver => (_parent, { id, res }, { data }) =>
-  data.update(resourceType, String(id), { ...(res as object), resourceType, id: String(id) } as FhirResource);
+export const update =
+  (resourceType: string): Resolver =>
+  (_parent, { id, res }, { data }) =>
+    data.update(resourceType, String(id), {
+      ...(res as object),
+      resourceType,
+      id: String(id),
+    } as FhirResource);
 
-export const remove = (resourceType: string): Resolver => async (_parent, { id }, { data }) => {
-  await data.delete(resourceType, String(id));
-  return {
-    resourceType: 'OperationOutcome',
-    issue: [{ severity: 'information', code: 'informational', diagnostics: `Deleted ${resourceType}/${id}` }],
+export const remove =
+  (resourceType: string): Resolver =>
+  async (_parent, { id }, { data }) => {
+    await data.delete(resourceType, String(id));
+    return {
+      resourceType: 'OperationOutcome',
+      issue: [
+        {
+          severity: 'information',
+          code: 'informational',
+          diagnostics: `Deleted ${resourceType}/${id}`,
+        },
+      ],
+    };
   };
-};
 
 /** `resource(optional: true)` yields null for an unresolvable reference; otherwise it is an error. */
-export const resolveReference: GraphQLFieldResolver<{ reference?: string }, GraphQLContext, Args> = async (
-  parent,
-  { optional, type },
-  { data },
-) => {
+export const resolveReference: GraphQLFieldResolver<
+  { reference?: string },
+  GraphQLContext,
+  Args
+> = async (parent, { optional, type }, { data }) => {
   const reference = parent.reference;
   const target = reference ? await data.resolve(reference) : undefined;
   if (target && (type === undefined || target.resourceType === type)) return target;
@@ -54,24 +89,38 @@ export const resolveReference: GraphQLFieldResolver<{ reference?: string }, Grap
   throw new GraphQLError(`Unable to resolve the reference ${reference ?? '(no reference)'}`);
 };
 
-function referring(resourceType: string, parent: FhirResource, args: Args, data: GraphQLContext['data']): Promise<SearchPage> {
+function referring(
+  resourceType: string,
+  parent: FhirResource,
+  args: Args,
+  data: GraphQLContext['data'],
+): Promise<SearchPage> {
   const code = loadSearchDefinition(resourceType).arguments[String(args._reference)]?.[0];
-  if (!code) throw new GraphQLError(`_reference: ${String(args._reference)} is not a reference parameter of ${resourceType}`);
+  if (!code)
+    throw new GraphQLError(
+      `_reference: ${String(args._reference)} is not a reference parameter of ${resourceType}`,
+    );
   return data.searchReferring(resourceType, code, parent, searchRequest(resourceType, args));
 }
 
 function searchRequest(resourceType: string, args: Args): SearchRequest {
-  const searchArgs = Object.fromEntries(Object.entries(args).filter(([name]) => !PAGING_ARGUMENTS.has(name)));
+  const searchArgs = Object.fromEntries(
+    Object.entries(args).filter(([name]) => !PAGING_ARGUMENTS.has(name)),
+  );
   try {
     return {
-      criteria: parseSearchArguments(loadSearchDefinition(resourceType), searchArgs as Record<string, RawSearchArgument>),
+      criteria: parseSearchArguments(
+        loadSearchDefinition(resourceType),
+        searchArgs as Record<string, RawSearchArgument>,
+      ),
       count: args._count as number | undefined,
       offset: args._offset as number | undefined,
       sort: args._sort === undefined ? undefined : String(args._sort),
       cursor: args._cursor as string | undefined,
     };
   } catch (error) {
-    if (error instanceof SearchValueError) throw new GraphQLError(error.message, { extensions: { argument: error.argument } });
+    if (error instanceof SearchValueError)
+      throw new GraphQLError(error.message, { extensions: { argument: error.argument } });
     throw error;
   }
 }

@@ -1,0 +1,51 @@
+/**
+ * `GET [base]/metadata`: what this server supports, built from the generated search maps on
+ * first request and kept.
+ * @see http://hl7.org/fhir/R4/capabilitystatement.html
+ */
+import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';
+import type { FhirResource } from '../graphql/graphql-context.js';
+
+const UNSUPPORTED_TYPES = new Set(['composite', 'special']);
+const INTERACTIONS = ['read', 'vread', 'update', 'delete', 'history-instance', 'create', 'search-type'];
+let cached: { base: string; statement: FhirResource } | undefined;
+
+export function capabilityStatement(base: string): FhirResource {
+  if (cached?.base !== base) cached = { base, statement: build(base) };
+  return cached.statement;
+}
+
+function build(base: string): FhirResource {
+  return {
+    resourceType: 'CapabilityStatement',
+    status: 'active',
+    date: '2026-11-21',
+    kind: 'instance',
+    software: { name: 'Graphir', version: '0.1.0' },
+    implementation: { description: 'Graphir FHIR R4 server', url: base },
+    fhirVersion: '4.0.1',
+    format: ['application/fhir+json', 'json'],
+    rest: [
+      {
+        mode: 'server',
+        interaction: [{ code: 'transaction' }, { code: 'batch' }],
+        resource: [...searchableTypes].map((type) => {
+          const definition = loadSearchDefinition(type);
+          return {
+            type,
+            interaction: INTERACTIONS.map((code) => ({ code })),
+            versioning: 'versioned',
+            readHistory: true,
+            updateCreate: true,
+            conditionalCreate: true,
+            conditionalDelete: 'not-supported',
+            searchInclude: Object.values(definition.parameters).filter((p) => p.type === 'reference').map((p) => `${type}:${p.code}`),
+            searchParam: Object.values(definition.parameters)
+              .filter((p) => !UNSUPPORTED_TYPES.has(p.type) && p.expression !== '')
+              .map((p) => ({ name: p.code, type: p.type })),
+          };
+        }),
+      },
+    ],
+  };
+}

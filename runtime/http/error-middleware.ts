@@ -1,0 +1,50 @@
+import type { Middleware } from 'koa';
+import { WriteOperationError } from '../store/resource-store.js';
+import { ResourceValidationError } from '../validation/validation-issue.js';
+import { SearchValueError } from '../search/search-value.js';
+import { FhirError, fhirError } from './fhir-error.js';
+import { FHIR_JSON } from './fhir-body.js';
+
+/** Connection faults from pg (server down or restarting): the request may succeed later. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001']);
+
+/**
+ * The one place where thrown errors become responses: FHIR errors with their status and
+ * OperationOutcome, validation and search-value errors as 400, store outages as 503, and
+ * everything else as 500 without its internal message.
+ */
+export function errorMiddleware(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (thrown) {
+      const error = toFhirError(thrown);
+      if (error.status >= 500) ctx.app.emit('error', thrown, ctx);
+      ctx.status = error.status;
+      ctx.set(error.headers);
+      ctx.type = FHIR_JSON;
+      ctx.body = error.outcome;
+    }
+  };
+}
+
+export function toFhirError(thrown: unknown): FhirError {
+  if (thrown instanceof WriteOperationError) return toFhirError(thrown.reason);
+  if (thrown instanceof FhirError) return thrown;
+  if (thrown instanceof ResourceValidationError) {
+    return new FhirError(
+      400,
+      thrown.issues.map((i) => ({ severity: 'error', code: i.code, diagnostics: i.diagnostics, expression: [i.expression] })),
+    );
+  }
+  if (thrown instanceof SearchValueError) return fhirError(400, 'invalid', thrown.message, thrown.argument);
+  const code = (thrown as { code?: string }).code;
+  if (code && UNAVAILABLE_CODES.has(code)) {
+    return fhirError(503, 'transient', 'The database is not available; try again shortly');
+  }
+  const status = (thrown as { status?: number; expose?: boolean }).status;
+  if (status && status >= 400 && status < 500 && (thrown as { expose?: boolean }).expose) {
+    return fhirError(status, status === 413 ? 'too-costly' : 'invalid', (thrown as Error).message);
+  }
+  return fhirError(500, 'exception', 'Internal server error');
+}

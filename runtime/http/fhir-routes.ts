@@ -1,0 +1,157 @@
+/**
+ * FHIR REST under `/fhir/R4`: create, read, update, delete, version read, history, search,
+ * transaction and batch Bundles, and the CapabilityStatement.
+ * @see http://hl7.org/fhir/R4/http.html
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { searchableTypes } from '../../generated/search/index.js';
+import { processBundle } from '../fhir/bundle-processor.js';
+import { capabilityStatement } from '../fhir/capability-statement.js';
+import { conditionalCreate } from '../fhir/conditional-create.js';
+import { searchBundle } from '../fhir/search-bundle.js';
+import { parseSearchRequest, type SearchLimits } from '../fhir/search-request.js';
+import type { FhirResource } from '../graphql/graphql-context.js';
+import type { ResourceStore, WriteResult } from '../store/resource-store.js';
+import { searchResources } from '../store/search-store.js';
+import { FHIR_JSON, resourceBody } from './fhir-body.js';
+import { fhirError, informational } from './fhir-error.js';
+
+export const FHIR_BASE = '/fhir/R4';
+
+export interface FhirRouteOptions {
+  readonly store: ResourceStore;
+  readonly limits: SearchLimits;
+  /** The caller's project. Until access control lands, every request uses the default project. */
+  readonly projectOf: (ctx: Context) => string;
+}
+
+export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Router {
+  const router = new Router({ prefix: FHIR_BASE });
+  const base = (ctx: Context) => `${ctx.protocol}://${ctx.host}${FHIR_BASE}`;
+
+  router.get('/metadata', (ctx) => send(ctx, 200, capabilityStatement(base(ctx))));
+
+  router.post('/', async (ctx) => {
+    send(ctx, 200, await processBundle(resourceBody(ctx), { store, projectId: projectOf(ctx), base: base(ctx), limits }));
+  });
+
+  router.get('/:type', async (ctx) => searchType(ctx, ctx.URL.searchParams));
+  router.post('/:type/_search', async (ctx) => {
+    if (!ctx.is('application/x-www-form-urlencoded')) throw fhirError(415, 'not-supported', 'POST _search takes application/x-www-form-urlencoded');
+    const form = new URLSearchParams(ctx.request.rawBody ?? '');
+    for (const [name, value] of ctx.URL.searchParams) form.append(name, value);
+    await searchType(ctx, form);
+  });
+
+  router.post('/:type', async (ctx) => {
+    const resourceType = knownType(ctx.params.type);
+    const resource = bodyOf(ctx, resourceType);
+    const ifNoneExist = ctx.get('If-None-Exist');
+    const projectId = projectOf(ctx);
+    const result = ifNoneExist
+      ? await conditionalCreate(store, projectId, resource, ifNoneExist, limits)
+      : (await store.write(projectId, [{ kind: 'create', resource }]))[0];
+    sendWritten(ctx, base(ctx), result);
+  });
+
+  router.get('/:type/:id', async (ctx) => {
+    const resource = await store.read(projectOf(ctx), knownType(ctx.params.type), ctx.params.id);
+    sendResource(ctx, 200, resource);
+  });
+
+  router.put('/:type/:id', async (ctx) => {
+    const resourceType = knownType(ctx.params.type);
+    const resource = bodyOf(ctx, resourceType);
+    const ifMatch = ctx.get('If-Match') || undefined;
+    const [result] = await store.write(projectOf(ctx), [{ kind: 'update', resourceType, id: ctx.params.id, resource, ifMatch }]);
+    sendWritten(ctx, base(ctx), result);
+  });
+
+  router.delete('/:type/:id', async (ctx) => {
+    const resourceType = knownType(ctx.params.type);
+    const ifMatch = ctx.get('If-Match') || undefined;
+    await store.write(projectOf(ctx), [{ kind: 'delete', resourceType, id: ctx.params.id, ifMatch }]);
+    send(ctx, 200, informational(`Deleted ${resourceType}/${ctx.params.id}`));
+  });
+
+  router.get('/:type/:id/_history', async (ctx) => {
+    const resourceType = knownType(ctx.params.type);
+    const versions = await store.history(projectOf(ctx), resourceType, ctx.params.id);
+    send(ctx, 200, {
+      resourceType: 'Bundle',
+      type: 'history',
+      total: versions.length,
+      entry: versions.map((v) => ({
+        fullUrl: `${base(ctx)}/${resourceType}/${ctx.params.id}`,
+        ...(v.resource ? { resource: v.resource } : {}),
+        request: { method: v.deleted ? 'DELETE' : v.versionId === '1' ? 'POST' : 'PUT', url: `${resourceType}/${ctx.params.id}` },
+        response: { status: v.deleted ? '204' : v.versionId === '1' ? '201' : '200', etag: `W/"${v.versionId}"`, lastModified: v.lastUpdated },
+      })),
+    });
+  });
+
+  router.get('/:type/:id/_history/:vid', async (ctx) => {
+    const resourceType = knownType(ctx.params.type);
+    const [version] = await store.history(projectOf(ctx), resourceType, ctx.params.id, versionParameter(ctx.params.vid));
+    if (version.deleted) throw fhirError(410, 'deleted', `Version ${version.versionId} of ${resourceType}/${ctx.params.id} is a deletion`);
+    sendResource(ctx, 200, version.resource!);
+  });
+
+  async function searchType(ctx: Context, query: URLSearchParams): Promise<void> {
+    const resourceType = knownType(ctx.params.type);
+    const request = parseSearchRequest(resourceType, query, limits);
+    const result = await searchResources(store.db, projectOf(ctx), resourceType, request);
+    send(ctx, 200, searchBundle(base(ctx), result, { url: ctx.URL, count: request.count, offset: request.offset, elements: request.elements }));
+  }
+
+  return router;
+}
+
+function knownType(type: string): string {
+  if (!searchableTypes.has(type)) throw fhirError(404, 'not-found', `${type} is not a resource type this server knows`);
+  return type;
+}
+
+function versionParameter(vid: string): string {
+  if (!/^\d{1,18}$/.test(vid)) throw fhirError(404, 'not-found', `Version ${vid} is not known`);
+  return vid;
+}
+
+function bodyOf(ctx: Context, resourceType: string): FhirResource {
+  const body = resourceBody(ctx) as FhirResource;
+  if (typeof body !== 'object' || Array.isArray(body)) throw fhirError(400, 'structure', 'The body must be a JSON object');
+  if (body.resourceType !== resourceType) {
+    throw fhirError(400, 'invalid', `The body's resourceType (${String(body.resourceType ?? 'missing')}) must be ${resourceType}`, 'resourceType');
+  }
+  return body;
+}
+
+function send(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = FHIR_JSON;
+  ctx.body = body;
+}
+
+function sendResource(ctx: Context, status: number, resource: FhirResource): void {
+  const meta = resource.meta as { versionId?: string; lastUpdated?: string } | undefined;
+  if (meta?.versionId) ctx.set('ETag', `W/"${meta.versionId}"`);
+  if (meta?.lastUpdated) ctx.set('Last-Modified', new Date(meta.lastUpdated).toUTCString());
+  send(ctx, status, resource);
+}
+
+/** Location and ETag always; the body as `Prefer: return=` asks (representation by default). */
+function sendWritten(ctx: Context, base: string, result: WriteResult): void {
+  ctx.set('Location', `${base}/${result.resourceType}/${result.id}/_history/${result.versionId}`);
+  ctx.set('ETag', `W/"${result.versionId}"`);
+  ctx.set('Last-Modified', new Date(result.lastUpdated).toUTCString());
+  const prefer = /return=(minimal|representation|OperationOutcome)/.exec(ctx.get('Prefer'))?.[1] ?? 'representation';
+  if (prefer === 'minimal') {
+    ctx.body = '';
+    ctx.status = result.status;
+  } else if (prefer === 'OperationOutcome') {
+    send(ctx, result.status, informational(`${result.status === 201 ? 'Created' : 'Updated'} ${result.resourceType}/${result.id}`));
+  } else {
+    send(ctx, result.status, result.resource);
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * One search criterion → one SQL condition on the resource row `r`: an EXISTS over the index
+ * table of the parameter's type, with the criterion's values as alternatives.
+ * @see http://hl7.org/fhir/R4/search.html
+ */
+import type { SearchCriterion, ValueCriterion } from '../search/parse-search-arguments.js';
+import type {
+  ResourceSearchDefinition,
+  SearchParameterDefinition,
+} from '../search/search-definition.js';
+import { normalizeSearchText } from '../search/search-index.js';
+import type {
+  ReferenceSearchValue,
+  SearchValue,
+  TokenSearchValue,
+} from '../search/search-value.js';
+import {
+  dateCondition,
+  INDEXED_DATE_RANGE,
+  LAST_UPDATED_RANGE,
+  numberCondition,
+  quantityCondition,
+} from './search-sql-ordered.js';
+import {
+  allOf,
+  anyOf,
+  escapeLike,
+  indexExists,
+  isIndexedType,
+  UnsupportedSearchError,
+  type IndexedType,
+  type SqlContext,
+  type SqlParams,
+} from './search-sql-params.js';
+
+/** One value of a criterion → a condition on the index row `i`. */
+type Matcher = (params: SqlParams, value: SearchValue) => string;
+
+/** The parameter `code` names, with an index table; throws for unknown, composite and special. */
+export function indexedParameter(
+  definition: ResourceSearchDefinition,
+  code: string,
+): SearchParameterDefinition & { readonly type: IndexedType } {
+  const parameter = Object.hasOwn(definition.parameters, code)
+    ? definition.parameters[code]
+    : undefined;
+  if (!parameter) {
+    throw new UnsupportedSearchError(
+      `${code}: unknown search parameter for ${definition.resourceType}`,
+    );
+  }
+  const { type } = parameter;
+  if (!isIndexedType(type)) {
+    throw new UnsupportedSearchError(`${code}: ${type} search parameters are not supported`);
+  }
+  return { ...parameter, type };
+}
+
+/** The condition for one criterion; several criteria are joined with AND by the caller. */
+export function criterionCondition(
+  context: SqlContext,
+  definition: ResourceSearchDefinition,
+  criterion: SearchCriterion,
+): string {
+  const { type } = indexedParameter(definition, criterion.code);
+  if (criterion.code === '_id') return idCondition(context, criterion);
+  if (criterion.code === '_lastUpdated') return lastUpdatedCondition(context, criterion);
+  if ('missing' in criterion) {
+    const exists = indexExists(context, type, criterion.code);
+    return criterion.missing ? `NOT ${exists}` : exists;
+  }
+  if (type === 'token' && criterion.modifier === 'not') {
+    return `NOT ${valuesExist(context, type, criterion, (p, v) => tokenMatch(p, as(v, 'token')))}`;
+  }
+  return valuesExist(context, type, criterion, matcher(type, criterion));
+}
+
+/** Some index row of the criterion's code matches one of its values. */
+function valuesExist(
+  context: SqlContext,
+  type: IndexedType,
+  criterion: ValueCriterion,
+  match: Matcher,
+): string {
+  const alternatives = criterion.values.map((value) => match(context.params, value));
+  return indexExists(context, type, criterion.code, anyOf(alternatives));
+}
+
+function matcher(type: IndexedType, criterion: ValueCriterion): Matcher {
+  const { modifier } = criterion;
+  const key = `${type}${modifier === undefined ? '' : `:${modifier}`}`;
+  const found = Object.hasOwn(MATCHERS, key) ? MATCHERS[key] : undefined;
+  if (found) return found;
+  // `subject:Patient=123`: a reference restricted to one target type.
+  if (type === 'reference' && modifier !== undefined && /^[A-Z][A-Za-z]*$/.test(modifier)) {
+    return (params, value) => referenceMatch(params, as(value, 'reference'), modifier);
+  }
+  throw new UnsupportedSearchError(
+    `${criterion.code}: the modifier :${modifier} is not supported for ${type} parameters`,
+  );
+}
+
+const MATCHERS: Readonly<Record<string, Matcher>> = {
+  string: (p, v) => `i.value LIKE ${p.add(prefixPattern(as(v, 'string').value), 'text')}`,
+  'string:contains': (p, v) => {
+    const pattern = `%${escapeLike(normalizeSearchText(as(v, 'string').value))}%`;
+    return `i.value LIKE ${p.add(pattern, 'text')}`;
+  },
+  // The index holds only normalized values, so :exact is equality of the normalized forms.
+  'string:exact': (p, v) =>
+    `i.value = ${p.add(normalizeSearchText(as(v, 'string').value), 'text')}`,
+  token: (p, v) => tokenMatch(p, as(v, 'token')),
+  'token:text': (p, v) => `i.text LIKE ${p.add(prefixPattern(as(v, 'string').value), 'text')}`,
+  reference: (p, v) => referenceMatch(p, as(v, 'reference')),
+  date: (p, v) => dateCondition(p, as(v, 'date'), INDEXED_DATE_RANGE),
+  number: (p, v) => numberCondition(p, as(v, 'number'), 'i.value'),
+  quantity: (p, v) => quantityCondition(p, as(v, 'quantity')),
+  uri: (p, v) => `i.value = ${p.add(as(v, 'uri').value, 'text')}`,
+  'uri:below': (p, v) => `i.value LIKE ${p.add(`${escapeLike(as(v, 'uri').value)}%`, 'text')}`,
+  'uri:above': (p, v) => `starts_with(${p.add(as(v, 'uri').value, 'text')}, i.value)`,
+};
+
+/** FHIR's default string match: the normalized value starts with the normalized search text. */
+function prefixPattern(text: string): string {
+  return `${escapeLike(normalizeSearchText(text))}%`;
+}
+
+/** `system|code`, `|code` (no system), `code` (any system), `system|` (any code in system). */
+function tokenMatch(params: SqlParams, value: TokenSearchValue): string {
+  const conditions: string[] = [];
+  if (value.system === '') conditions.push('i.system IS NULL');
+  else if (value.system !== undefined)
+    conditions.push(`i.system = ${params.add(value.system, 'text')}`);
+  if (value.code !== undefined) conditions.push(`i.value = ${params.add(value.code, 'text')}`);
+  return allOf(conditions);
+}
+
+/**
+ * `Type/id` → that target; `id` → that id of any type (or of `typeModifier`); an absolute or
+ * canonical url → the url as written, or the `Type/id` it ends with. Versions are ignored: a
+ * versioned reference finds the unversioned target.
+ */
+function referenceMatch(
+  params: SqlParams,
+  value: ReferenceSearchValue,
+  typeModifier?: string,
+): string {
+  if (typeModifier && value.resourceType && typeModifier !== value.resourceType) return 'FALSE';
+  const type = typeModifier ?? value.resourceType;
+  const alternatives: string[] = [];
+  if (value.id !== undefined) {
+    const target = [`i.target_id = ${params.add(value.id, 'text')}`];
+    if (type !== undefined) target.push(`i.target_type = ${params.add(type, 'text')}`);
+    alternatives.push(allOf(target));
+  }
+  if (value.url !== undefined) alternatives.push(urlMatch(params, value.url, value.version));
+  return anyOf(alternatives);
+}
+
+/** The url as written; a canonical `url|version` also matches the unversioned url, and vice versa. */
+function urlMatch(params: SqlParams, url: string, version: string | undefined): string {
+  const urls = version === undefined ? [url] : [url, `${url}|${version}`];
+  const exact = `i.url = ANY(${params.add(urls, 'text[]')})`;
+  if (version !== undefined) return exact;
+  return `${exact} OR i.url LIKE ${params.add(`${escapeLike(url)}|%`, 'text')}`;
+}
+
+/** `_id` matches the resource's own id column. */
+function idCondition(context: SqlContext, criterion: SearchCriterion): string {
+  if ('missing' in criterion) return criterion.missing ? 'FALSE' : 'TRUE';
+  const { modifier } = criterion;
+  if (modifier !== undefined && modifier !== 'not') {
+    throw new UnsupportedSearchError(`_id: the modifier :${modifier} is not supported`);
+  }
+  // An id has no system: `|id` names it too, `system|id` names nothing.
+  const ids = criterion.values
+    .map((value) => as(value, 'token'))
+    .filter((value) => value.system === undefined || value.system === '')
+    .flatMap((value) => (value.code === undefined ? [] : [value.code]));
+  const match = `r.id = ANY(${context.params.add(ids, 'text[]')})`;
+  return modifier === 'not' ? `NOT (${match})` : match;
+}
+
+/** `_lastUpdated` compares the resource's last_updated column, an instant. */
+function lastUpdatedCondition(context: SqlContext, criterion: SearchCriterion): string {
+  if ('missing' in criterion) return criterion.missing ? 'FALSE' : 'TRUE';
+  if (criterion.modifier !== undefined) {
+    throw new UnsupportedSearchError(
+      `_lastUpdated: the modifier :${criterion.modifier} is not supported`,
+    );
+  }
+  const { params } = context;
+  return anyOf(
+    criterion.values.map((value) => dateCondition(params, as(value, 'date'), LAST_UPDATED_RANGE)),
+  );
+}
+
+/** The value, checked to be of the type the parameter and modifier call for. */
+function as<T extends SearchValue['type']>(
+  value: SearchValue,
+  type: T,
+): Extract<SearchValue, { type: T }> {
+  if (value.type !== type) {
+    throw new UnsupportedSearchError(`expected a ${type} search value, got a ${value.type}`);
+  }
+  return value as Extract<SearchValue, { type: T }>;
+}

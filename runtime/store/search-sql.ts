@@ -1,0 +1,197 @@
+/**
+ * Search criteria → SQL over the tables of migrations/001-resources.sql, one dialect for
+ * PostgreSQL and PGlite. Every value is a `$n` parameter; the SQL text holds only fixed pieces
+ * (table and column names from fixed maps, operators).
+ *
+ * Rows of search, include and revinclude queries: `resource_type, id, content` (content as JSONB).
+ * Text ordering uses the "C" collation, so both databases and every page agree on the order.
+ * @see http://hl7.org/fhir/R4/search.html
+ */
+import type { SearchCriterion } from '../search/parse-search-arguments.js';
+import type { ResourceSearchDefinition } from '../search/search-definition.js';
+import { criterionCondition, indexedParameter } from './search-sql-criteria.js';
+import { indexRows, SqlParams, type IndexedType, type SqlContext } from './search-sql-params.js';
+
+export { UnsupportedSearchError } from './search-sql-params.js';
+
+export interface SqlQuery {
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+/** One `_sort` key: `_sort=-date,name` is `[{code: 'date', descending: true}, {code: 'name', …}]`. */
+export interface SortKey {
+  readonly code: string;
+  readonly descending: boolean;
+}
+
+export interface SearchSqlOptions {
+  /** Page size (`_count`), a non-negative integer. */
+  readonly count: number;
+  /** Rows to skip, a non-negative integer. */
+  readonly offset: number;
+  readonly sort: readonly SortKey[];
+}
+
+const SELECTED = 'r.resource_type, r.id, r.content';
+const TIE_BREAKER = 'r.id COLLATE "C"';
+
+/** SELECT resource_type, id, content of matching, non-deleted resources of one type in one project, sorted and paged. */
+export function buildSearchQuery(
+  projectId: string,
+  definition: ResourceSearchDefinition,
+  criteria: readonly SearchCriterion[],
+  options: SearchSqlOptions,
+): SqlQuery {
+  const context = searchContext(projectId, definition);
+  const where = matchCondition(context, definition, criteria);
+  const order = orderBy(context, definition, options.sort);
+  const limit = context.params.add(pageNumber('count', options.count), 'bigint');
+  const offset = context.params.add(pageNumber('offset', options.offset), 'bigint');
+  const text =
+    `SELECT ${SELECTED} FROM resource r\nWHERE ${where}\n` +
+    `ORDER BY ${order}\nLIMIT ${limit} OFFSET ${offset}`;
+  return { text, values: context.params.values };
+}
+
+/** SELECT count(*) AS total (an integer) of the resources buildSearchQuery matches, on all pages. */
+export function buildCountQuery(
+  projectId: string,
+  definition: ResourceSearchDefinition,
+  criteria: readonly SearchCriterion[],
+): SqlQuery {
+  const context = searchContext(projectId, definition);
+  const where = matchCondition(context, definition, criteria);
+  const text = `SELECT count(*)::integer AS total FROM resource r\nWHERE ${where}`;
+  return { text, values: context.params.values };
+}
+
+/**
+ * `_include`: the non-deleted resources that `sourceIds` (of `sourceType`) point to through
+ * reference parameter `code`, only of `targetType` when given; each once, by type and id.
+ */
+export function buildIncludeQuery(
+  projectId: string,
+  sourceType: string,
+  sourceIds: readonly string[],
+  code: string,
+  targetType?: string,
+): SqlQuery {
+  const params = new SqlParams();
+  const project = params.add(projectId, 'text');
+  const targets =
+    `SELECT i.target_type, i.target_id FROM search_reference i WHERE i.project_id = ${project}` +
+    ` AND i.resource_type = ${params.add(sourceType, 'text')}` +
+    ` AND i.code = ${params.add(code, 'text')} AND i.id = ANY(${params.add(sourceIds, 'text[]')})`;
+  const conditions = [
+    `r.project_id = ${project}`,
+    'r.deleted = false',
+    `(r.resource_type, r.id) IN (${targets})`,
+  ];
+  if (targetType !== undefined) {
+    conditions.push(`r.resource_type = ${params.add(targetType, 'text')}`);
+  }
+  const text =
+    `SELECT ${SELECTED} FROM resource r\nWHERE ${conditions.join('\n  AND ')}\n` +
+    `ORDER BY r.resource_type COLLATE "C", ${TIE_BREAKER}`;
+  return { text, values: params.values };
+}
+
+/** `_revinclude`: non-deleted resources of `sourceType` whose reference parameter `code` points to one of `targets`. */
+export function buildRevIncludeQuery(
+  projectId: string,
+  sourceType: string,
+  code: string,
+  targets: readonly { type: string; id: string }[],
+): SqlQuery {
+  const params = new SqlParams();
+  const context: SqlContext = {
+    params,
+    project: params.add(projectId, 'text'),
+    resourceType: params.add(sourceType, 'text'),
+  };
+  const types = params.add(
+    targets.map((target) => target.type),
+    'text[]',
+  );
+  const ids = params.add(
+    targets.map((target) => target.id),
+    'text[]',
+  );
+  const pointsAtTarget =
+    `(i.target_type, i.target_id) IN (SELECT t.target_type, t.target_id` +
+    ` FROM unnest(${types}, ${ids}) AS t(target_type, target_id))`;
+  const text =
+    `SELECT ${SELECTED} FROM resource r\nWHERE ${resourceOfType(context)}\n` +
+    `  AND EXISTS (SELECT 1 ${indexRows(context, 'reference', code)} AND ${pointsAtTarget})\n` +
+    `ORDER BY ${TIE_BREAKER}`;
+  return { text, values: params.values };
+}
+
+function searchContext(projectId: string, definition: ResourceSearchDefinition): SqlContext {
+  const params = new SqlParams();
+  return {
+    params,
+    project: params.add(projectId, 'text'),
+    resourceType: params.add(definition.resourceType, 'text'),
+  };
+}
+
+/** The current, non-deleted resources of the context's project and type. */
+function resourceOfType({ project, resourceType }: SqlContext): string {
+  return `r.project_id = ${project} AND r.resource_type = ${resourceType} AND r.deleted = false`;
+}
+
+/** Non-deleted resources of the type and project that meet every criterion. */
+function matchCondition(
+  context: SqlContext,
+  definition: ResourceSearchDefinition,
+  criteria: readonly SearchCriterion[],
+): string {
+  const conditions = criteria.map(
+    (criterion) => `(${criterionCondition(context, definition, criterion)})`,
+  );
+  return [resourceOfType(context), ...conditions].join('\n  AND ');
+}
+
+/** What each indexed type sorts by; a Period without start sorts as the earliest date. */
+const SORT_VALUES: Readonly<Record<IndexedType, string>> = {
+  string: 'i.value COLLATE "C"',
+  token: 'i.value COLLATE "C"',
+  reference: 'i.target_id COLLATE "C"',
+  date: `coalesce(i.start_at, '-infinity'::timestamptz)`,
+  number: 'i.value',
+  quantity: 'i.value',
+  uri: 'i.value COLLATE "C"',
+};
+
+/** The sort keys, then id so that pages never overlap; newest first without keys. */
+function orderBy(
+  context: SqlContext,
+  definition: ResourceSearchDefinition,
+  sort: readonly SortKey[],
+): string {
+  if (sort.length === 0) return `r.last_updated DESC, ${TIE_BREAKER}`;
+  return [...sort.map((key) => sortExpression(context, definition, key)), TIE_BREAKER].join(', ');
+}
+
+/** Ascending by a resource's smallest value of the parameter, descending by its largest; resources without one last. */
+function sortExpression(
+  context: SqlContext,
+  definition: ResourceSearchDefinition,
+  { code, descending }: SortKey,
+): string {
+  const direction = descending ? 'DESC' : 'ASC';
+  if (code === '_id') return `r.id COLLATE "C" ${direction}`;
+  if (code === '_lastUpdated') return `r.last_updated ${direction}`;
+  const { type } = indexedParameter(definition, code);
+  const aggregate = `${descending ? 'max' : 'min'}(${SORT_VALUES[type]})`;
+  return `(SELECT ${aggregate} ${indexRows(context, type, code)}) ${direction} NULLS LAST`;
+}
+
+function pageNumber(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+  }
+  return value;
+}

@@ -1,0 +1,68 @@
+/**
+ * Runs a search: the matching page, the total when asked for, and _include/_revinclude
+ * resources. Statements: one for the page, one for the total, one per include.
+ */
+import { loadSearchDefinition } from '../../generated/search/index.js';
+import type { SearchRequestParameters } from '../fhir/search-request.js';
+import type { FhirResource } from '../graphql/graphql-context.js';
+import type { Queryable } from './database.js';
+import { buildCountQuery, buildIncludeQuery, buildRevIncludeQuery, buildSearchQuery, type SqlQuery } from './search-sql.js';
+
+export interface SearchResult {
+  readonly matches: readonly FhirResource[];
+  readonly included: readonly FhirResource[];
+  /** Absent when the request said `_total=none`. */
+  readonly total?: number;
+}
+
+export async function searchResources(
+  db: Queryable,
+  projectId: string,
+  resourceType: string,
+  request: Pick<SearchRequestParameters, 'criteria' | 'count' | 'offset' | 'sort' | 'total' | 'summaryCount' | 'include' | 'revinclude'>,
+): Promise<SearchResult> {
+  const definition = loadSearchDefinition(resourceType);
+  const wantsTotal = request.summaryCount || request.total !== 'none';
+  const [matches, total] = await Promise.all([
+    request.summaryCount ? [] : resources(db, buildSearchQuery(projectId, definition, request.criteria, request)),
+    wantsTotal ? countOf(db, buildCountQuery(projectId, definition, request.criteria)) : undefined,
+  ]);
+  const included = await includes(db, projectId, matches, request);
+  return { matches, included, ...(total === undefined ? {} : { total }) };
+}
+
+async function includes(
+  db: Queryable,
+  projectId: string,
+  matches: readonly FhirResource[],
+  request: Pick<SearchRequestParameters, 'include' | 'revinclude'>,
+): Promise<FhirResource[]> {
+  if (matches.length === 0) return [];
+  const seen = new Set(matches.map((r) => `${r.resourceType}/${r.id}`));
+  const found: FhirResource[] = [];
+  const add = (list: readonly FhirResource[]) => {
+    for (const resource of list) {
+      const key = `${resource.resourceType}/${resource.id}`;
+      if (!seen.has(key)) found.push(resource), seen.add(key);
+    }
+  };
+  for (const { sourceType, code, targetType } of request.include) {
+    const ids = matches.filter((r) => r.resourceType === sourceType).map((r) => r.id!);
+    if (ids.length) add(await resources(db, buildIncludeQuery(projectId, sourceType, ids, code, targetType)));
+  }
+  for (const { sourceType, code } of request.revinclude) {
+    const targets = matches.map((r) => ({ type: r.resourceType, id: r.id! }));
+    add(await resources(db, buildRevIncludeQuery(projectId, sourceType, code, targets)));
+  }
+  return found;
+}
+
+async function resources(db: Queryable, query: SqlQuery): Promise<FhirResource[]> {
+  const { rows } = await db.query<{ content: FhirResource }>(query.text, query.values);
+  return rows.map((row) => row.content);
+}
+
+async function countOf(db: Queryable, query: SqlQuery): Promise<number> {
+  const { rows } = await db.query<{ total: string | number }>(query.text, query.values);
+  return Number(rows[0]?.total ?? 0);
+}
