@@ -11,6 +11,7 @@ import { ResourceStore } from './store/resource-store.js';
 export interface RunningServer {
   readonly url: string;
   readonly db: Database;
+  readonly store: ResourceStore;
   close(): Promise<void>;
 }
 
@@ -24,18 +25,22 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const schema = buildExecutableSchema();
   const db = options.db ?? (await openConfiguredDatabase(config));
   await migrate(db);
-  const server = createApp({ config, schema, store: new ResourceStore(db) }).listen(config.port, config.host);
+  const store = new ResourceStore(db);
+  await store.statistics.analyze();
+  const server = createApp({ config, schema, store }).listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     db,
+    store,
     close: async () => {
       await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       });
+      await store.statistics.settled();
       if (!options.db) await db.close();
     },
   };

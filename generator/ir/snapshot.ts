@@ -24,8 +24,9 @@ export function snapshotOf(
   definition: StructureDefinition,
   byUrl: ReadonlyMap<string, StructureDefinition>,
 ): Snapshot {
-  if (definition.snapshot)
+  if (definition.snapshot) {
     return { elements: definition.snapshot.element, definitions: [definition] };
+  }
   const differential = definition.differential?.element ?? [];
   const base = definition.baseDefinition ? byUrl.get(definition.baseDefinition) : undefined;
   if (!base || differential.length === 0) {

@@ -13,6 +13,10 @@ import { extractSearchIndex } from '../search/extract-search-index.js';
 import { parseResource } from '../validation/validate-resource.js';
 import type { Database, Queryable } from './database.js';
 import { replaceSearchIndex } from './search-index-writer.js';
+import { StatisticsKeeper } from './statistics.js';
+
+/** About how many rows (resource, history, search index) one resource version writes. */
+const ROWS_PER_RESOURCE = 12;
 
 export type WriteOperation =
   /** `id` is for callers that must know it first (transaction Bundles rewriting `urn:uuid:`); else the store makes one. */
@@ -47,7 +51,11 @@ interface CurrentRow {
 }
 
 export class ResourceStore {
-  constructor(readonly db: Database) {}
+  readonly statistics: StatisticsKeeper;
+
+  constructor(readonly db: Database) {
+    this.statistics = new StatisticsKeeper(db);
+  }
 
   /** The current version; 404 when unknown (also another project's), 410 when deleted. */
   async read(projectId: string, resourceType: string, id: string): Promise<FhirResource> {
@@ -90,7 +98,11 @@ export class ResourceStore {
         throw operations.length > 1 ? new WriteOperationError(index, error) : error;
       }
     });
-    return tx ? writeAll(tx, projectId, prepared) : this.db.transaction((t) => writeAll(t, projectId, prepared));
+    const results = await (tx ? writeAll(tx, projectId, prepared) : this.db.transaction((t) => writeAll(t, projectId, prepared)));
+    // Counted when the caller's transaction is still open too: an ANALYZE that runs before its
+    // commit only sees older rows, and the next write brings the statistics up to date.
+    this.statistics.written(results.length * ROWS_PER_RESOURCE);
+    return results;
   }
 }
 
@@ -220,27 +232,28 @@ const VERSION_COLUMNS = 'project_id text, resource_type text, id text, version_i
  * created meanwhile (two PUTs to one new id) is refused with 409 rather than overwritten.
  */
 async function storeVersions(tx: Queryable, rows: readonly VersionRow[]): Promise<void> {
-  const json = JSON.stringify(rows);
-  const { rows: stored } = await tx.query<{ id: string }>(
-    `INSERT INTO resource AS r (project_id, resource_type, id, version_id, last_updated, deleted, content)
-     SELECT project_id, resource_type, id, version_id, last_updated, deleted, content
-       FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})
-     ON CONFLICT (project_id, resource_type, id) DO UPDATE
-       SET version_id = excluded.version_id, last_updated = excluded.last_updated,
-           deleted = excluded.deleted, content = excluded.content
-       WHERE r.version_id = excluded.version_id - 1
-     RETURNING id`,
-    [json],
+  // One statement: the JSON is parsed once for both tables.
+  const { rows: stored } = await tx.query<{ stored: number; expected: number }>(
+    `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})),
+     current AS (
+       INSERT INTO resource AS r (project_id, resource_type, id, version_id, last_updated, deleted, content)
+       SELECT project_id, resource_type, id, version_id, last_updated, deleted, content FROM x
+       ON CONFLICT (project_id, resource_type, id) DO UPDATE
+         SET version_id = excluded.version_id, last_updated = excluded.last_updated,
+             deleted = excluded.deleted, content = excluded.content
+         WHERE r.version_id = excluded.version_id - 1
+       RETURNING 1
+     ),
+     history AS (
+       INSERT INTO resource_history (project_id, resource_type, id, version_id, last_updated, deleted, content)
+       SELECT project_id, resource_type, id, version_id, last_updated, deleted, content FROM x
+     )
+     SELECT (SELECT count(*) FROM current)::integer AS stored`,
+    [JSON.stringify(rows)],
   );
-  if (stored.length !== rows.length) {
+  if (stored[0].stored !== rows.length) {
     throw fhirError(409, 'conflict', 'Another request wrote the same resource at the same time; retry');
   }
-  await tx.query(
-    `INSERT INTO resource_history (project_id, resource_type, id, version_id, last_updated, deleted, content)
-     SELECT project_id, resource_type, id, version_id, last_updated, deleted, content
-       FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})`,
-    [json],
-  );
 }
 
 function key(resourceType: string, id: string): string {

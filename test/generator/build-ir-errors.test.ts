@@ -160,6 +160,13 @@ describe('types', () => {
         want: 'StructureDefinition Gadget: the differential must start with the element Gadget',
       },
     ],
+    [
+      'a backbone in a differential, without BackboneElement in spec/',
+      {
+        given: fixtureWith({}, ['BackboneElement']),
+        want: 'StructureDefinition Widget: Widget.part is a BackboneElement, but spec/ has no http://hl7.org/fhir/StructureDefinition/BackboneElement',
+      },
+    ],
   ])('%s', (_name, { given, want }) => {
     expect(() => buildIR(given)).toThrow(want);
   });
