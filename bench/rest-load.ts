@@ -20,8 +20,10 @@ const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 200);
 const SEARCH_QUERIES: Record<string, (i: number) => string> = {
   'name (string)': (i) => `Patient?name=${['smi', 'garc', 'mül', 'chal', 'okaf', 'jones'][i % 6]}`,
   'address-city (string)': (i) => `Patient?address-city=${['Boston', 'Austin', 'Denver'][i % 3]}`,
-  'identifier (token)': (i) => `Patient?identifier=urn:graphir:bench:mrn|MRN${String(i % PATIENTS).padStart(6, '0')}`,
-  'birthdate (date)': (i) => `Patient?birthdate=ge${1940 + (i % 60)}-01-01&birthdate=lt${1941 + (i % 60)}-01-01`,
+  'identifier (token)': (i) =>
+    `Patient?identifier=urn:graphir:bench:mrn|MRN${String(i % PATIENTS).padStart(6, '0')}`,
+  'birthdate (date)': (i) =>
+    `Patient?birthdate=ge${1940 + (i % 60)}-01-01&birthdate=lt${1941 + (i % 60)}-01-01`,
   'code (token), _count=10': () => 'Observation?code=http://loinc.org|29463-7&_count=10',
 };
 
@@ -33,13 +35,20 @@ for (const engine of await availableEngines()) {
     const started = performance.now();
     let loaded = 0;
     for (const bundle of transactionBundles(PATIENTS, BUNDLE_SIZE)) {
-      const response = await fetch(base, { method: 'POST', headers: { 'Content-Type': 'application/fhir+json' }, body: JSON.stringify(bundle) });
-      if (response.status !== 200) throw new Error(`transaction failed: ${response.status} ${await response.text()}`);
+      const response = await fetch(base, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/fhir+json' },
+        body: JSON.stringify(bundle),
+      });
+      if (response.status !== 200)
+        throw new Error(`transaction failed: ${response.status} ${await response.text()}`);
       loaded += bundle.entry.length;
     }
     const seconds = (performance.now() - started) / 1000;
     await server.store.statistics.settled();
-    console.log(`${engine}: loaded ${loaded} resources in ${seconds.toFixed(1)} s = ${Math.round(loaded / seconds)} resources/s (${BUNDLE_SIZE}-entry transactions)`);
+    console.log(
+      `${engine}: loaded ${loaded} resources in ${seconds.toFixed(1)} s = ${Math.round(loaded / seconds)} resources/s (${BUNDLE_SIZE}-entry transactions)`,
+    );
     for (const [name, query] of Object.entries(SEARCH_QUERIES)) {
       const times: number[] = [];
       for (let i = 0; i < SEARCHES; i++) {
@@ -49,23 +58,35 @@ for (const engine of await availableEngines()) {
         if (response.status !== 200) throw new Error(`search failed: ${response.status}`);
         times.push(performance.now() - t0);
       }
-      console.log(`${engine}:   search ${name.padEnd(28)} p50 ${percentile(times, 50).toFixed(2)} ms  p99 ${percentile(times, 99).toFixed(2)} ms`);
+      console.log(
+        `${engine}:   search ${name.padEnd(28)} p50 ${percentile(times, 50).toFixed(2)} ms  p99 ${percentile(times, 99).toFixed(2)} ms`,
+      );
     }
   } finally {
     await server.close();
     await cleanup();
   }
 }
-console.log('Medplum, same data set and kind of machine: 87 resources/s through transaction Bundles.');
+console.log(
+  'Medplum, same data set and kind of machine: 87 resources/s through transaction Bundles.',
+);
 
-async function openBenchDatabase(engine: 'pglite' | 'postgres'): Promise<{ db: Database; cleanup(): Promise<void> }> {
+async function openBenchDatabase(
+  engine: 'pglite' | 'postgres',
+): Promise<{ db: Database; cleanup(): Promise<void> }> {
   if (engine === 'postgres') {
     const test = await createTestDatabase('postgres');
     return { db: test.db, cleanup: test.drop };
   }
   const dir = mkdtempSync(join(tmpdir(), 'graphir-bench-'));
   const db = await openDatabase({ dataDir: dir });
-  return { db, cleanup: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    db,
+    cleanup: async () => {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 function percentile(values: number[], p: number): number {

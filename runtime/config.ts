@@ -17,8 +17,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     dataDir: env.DATA_DIR ?? './data',
-    maxBodyBytes: integer('GRAPHIR_MAX_BODY_BYTES', env.GRAPHIR_MAX_BODY_BYTES ?? String(16 * 1024 * 1024), 1, 2 ** 31),
-    defaultPageSize: integer('GRAPHIR_DEFAULT_PAGE_SIZE', env.GRAPHIR_DEFAULT_PAGE_SIZE ?? '20', 1, 10_000),
+    maxBodyBytes: integer(
+      'GRAPHIR_MAX_BODY_BYTES',
+      env.GRAPHIR_MAX_BODY_BYTES ?? String(16 * 1024 * 1024),
+      1,
+      2 ** 31,
+    ),
+    defaultPageSize: integer(
+      'GRAPHIR_DEFAULT_PAGE_SIZE',
+      env.GRAPHIR_DEFAULT_PAGE_SIZE ?? '20',
+      1,
+      10_000,
+    ),
     maxPageSize: integer('GRAPHIR_MAX_PAGE_SIZE', env.GRAPHIR_MAX_PAGE_SIZE ?? '1000', 1, 10_000),
   };
 }

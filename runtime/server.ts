@@ -21,9 +21,15 @@ export interface StartOptions {
 }
 
 /** Prepares everything the routes need (schema, database, migrations), then listens: once it answers, it is ready. */
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: StartOptions = {},
+): Promise<RunningServer> {
+  // Opening the database is mostly waiting (WASM compilation, connecting): start it first and
+  // build the schema meanwhile.
+  const opening = options.db ? Promise.resolve(options.db) : openConfiguredDatabase(config);
   const schema = buildExecutableSchema();
-  const db = options.db ?? (await openConfiguredDatabase(config));
+  const db = await opening;
   await migrate(db);
   const store = new ResourceStore(db);
   await store.statistics.analyze();

@@ -9,7 +9,12 @@ import type { FhirResource } from '../graphql/graphql-context.js';
 import { toFhirError } from '../http/error-middleware.js';
 import { FhirError, fhirError } from '../http/fhir-error.js';
 import type { Queryable } from '../store/database.js';
-import { WriteOperationError, type ResourceStore, type WriteOperation, type WriteResult } from '../store/resource-store.js';
+import {
+  WriteOperationError,
+  type ResourceStore,
+  type WriteOperation,
+  type WriteResult,
+} from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
 import { conditionalCreate } from './conditional-create.js';
 import { searchBundle } from './search-bundle.js';
@@ -25,27 +30,64 @@ export interface BundleContext {
 interface BundleEntry {
   readonly fullUrl?: string;
   readonly resource?: FhirResource;
-  readonly request?: { readonly method?: string; readonly url?: string; readonly ifMatch?: string; readonly ifNoneExist?: string };
+  readonly request?: {
+    readonly method?: string;
+    readonly url?: string;
+    readonly ifMatch?: string;
+    readonly ifNoneExist?: string;
+  };
 }
 
 type ParsedEntry =
-  | { readonly method: 'POST'; readonly resourceType: string; readonly resource: FhirResource; readonly id: string; readonly ifNoneExist?: string }
-  | { readonly method: 'PUT'; readonly resourceType: string; readonly id: string; readonly resource: FhirResource; readonly ifMatch?: string }
-  | { readonly method: 'DELETE'; readonly resourceType: string; readonly id: string; readonly ifMatch?: string }
+  | {
+      readonly method: 'POST';
+      readonly resourceType: string;
+      readonly resource: FhirResource;
+      readonly id: string;
+      readonly ifNoneExist?: string;
+    }
+  | {
+      readonly method: 'PUT';
+      readonly resourceType: string;
+      readonly id: string;
+      readonly resource: FhirResource;
+      readonly ifMatch?: string;
+    }
+  | {
+      readonly method: 'DELETE';
+      readonly resourceType: string;
+      readonly id: string;
+      readonly ifMatch?: string;
+    }
   | { readonly method: 'GET'; readonly url: string };
 
 export async function processBundle(body: unknown, context: BundleContext): Promise<FhirResource> {
   const bundle = body as { resourceType?: unknown; type?: unknown; entry?: unknown };
-  if (bundle?.resourceType !== 'Bundle') throw fhirError(400, 'invalid', `POST ${context.base} takes a Bundle, not ${String(bundle?.resourceType ?? 'missing')}`, 'resourceType');
+  if (bundle?.resourceType !== 'Bundle')
+    throw fhirError(
+      400,
+      'invalid',
+      `POST ${context.base} takes a Bundle, not ${String(bundle?.resourceType ?? 'missing')}`,
+      'resourceType',
+    );
   if (bundle.type !== 'transaction' && bundle.type !== 'batch') {
-    throw fhirError(400, 'invalid', `Bundle.type must be transaction or batch, not ${String(bundle.type ?? 'missing')}`, 'Bundle.type');
+    throw fhirError(
+      400,
+      'invalid',
+      `Bundle.type must be transaction or batch, not ${String(bundle.type ?? 'missing')}`,
+      'Bundle.type',
+    );
   }
-  if (bundle.entry !== undefined && !Array.isArray(bundle.entry)) throw fhirError(400, 'structure', 'Bundle.entry must be an array', 'Bundle.entry');
+  if (bundle.entry !== undefined && !Array.isArray(bundle.entry))
+    throw fhirError(400, 'structure', 'Bundle.entry must be an array', 'Bundle.entry');
   const entries = (bundle.entry ?? []) as BundleEntry[];
   return bundle.type === 'transaction' ? transaction(entries, context) : batch(entries, context);
 }
 
-async function transaction(entries: readonly BundleEntry[], context: BundleContext): Promise<FhirResource> {
+async function transaction(
+  entries: readonly BundleEntry[],
+  context: BundleContext,
+): Promise<FhirResource> {
   const parsed = entries.map((entry, index) => atEntry(index, () => parseEntry(entry)));
   rewriteReferences(parsed, referenceMap(entries, parsed));
   const responses = await context.store.db.transaction(async (tx) => {
@@ -53,11 +95,17 @@ async function transaction(entries: readonly BundleEntry[], context: BundleConte
     // FHIR's order: deletes, creates, updates, then reads. @see http://hl7.org/fhir/R4/http.html#trules
     for (const method of ['DELETE', 'POST', 'PUT'] as const) {
       const indexes = parsed.flatMap((entry, index) => (entry.method === method ? [index] : []));
-      const written = await writeEntries(indexes.map((i) => [i, parsed[i]] as const), context, tx);
-      for (const [index, result] of written) results.set(index, writeResponse(result, context.base));
+      const written = await writeEntries(
+        indexes.map((i) => [i, parsed[i]] as const),
+        context,
+        tx,
+      );
+      for (const [index, result] of written)
+        results.set(index, writeResponse(result, context.base));
     }
     for (const [index, entry] of parsed.entries()) {
-      if (entry.method === 'GET') results.set(index, await atEntry(index, () => readEntry(entry.url, context, tx)));
+      if (entry.method === 'GET')
+        results.set(index, await atEntry(index, () => readEntry(entry.url, context, tx)));
     }
     return parsed.map((_, index) => results.get(index)!);
   });
@@ -74,17 +122,37 @@ async function writeEntries(
   const results: [number, WriteResult][] = [];
   for (const [index, entry] of conditional) {
     const post = entry as Extract<ParsedEntry, { method: 'POST' }>;
-    const result = await atEntry(index, () => conditionalCreate(context.store, context.projectId, { ...post.resource, id: undefined } as FhirResource, post.ifNoneExist!, context.limits, tx));
+    const result = await atEntry(index, () =>
+      conditionalCreate(
+        context.store,
+        context.projectId,
+        { ...post.resource, id: undefined } as FhirResource,
+        post.ifNoneExist!,
+        context.limits,
+        tx,
+      ),
+    );
     results.push([index, result]);
   }
   if (plain.length > 0) {
-    const written = await atEntries(plain.map(([i]) => i), () => context.store.write(context.projectId, plain.map(([, e]) => toOperation(e)), tx));
+    const written = await atEntries(
+      plain.map(([i]) => i),
+      () =>
+        context.store.write(
+          context.projectId,
+          plain.map(([, e]) => toOperation(e)),
+          tx,
+        ),
+    );
     written.forEach((result, i) => results.push([plain[i][0], result]));
   }
   return results;
 }
 
-async function batch(entries: readonly BundleEntry[], context: BundleContext): Promise<FhirResource> {
+async function batch(
+  entries: readonly BundleEntry[],
+  context: BundleContext,
+): Promise<FhirResource> {
   const responses = [];
   for (const [index, entry] of entries.entries()) {
     try {
@@ -92,7 +160,18 @@ async function batch(entries: readonly BundleEntry[], context: BundleContext): P
       if (parsed.method === 'GET') {
         responses.push(await readEntry(parsed.url, context, context.store.db));
       } else if (parsed.method === 'POST' && parsed.ifNoneExist) {
-        responses.push(writeResponse(await conditionalCreate(context.store, context.projectId, parsed.resource, parsed.ifNoneExist, context.limits), context.base));
+        responses.push(
+          writeResponse(
+            await conditionalCreate(
+              context.store,
+              context.projectId,
+              parsed.resource,
+              parsed.ifNoneExist,
+              context.limits,
+            ),
+            context.base,
+          ),
+        );
       } else {
         const [result] = await context.store.write(context.projectId, [toOperation(parsed)]);
         responses.push(writeResponse(result, context.base));
@@ -108,22 +187,62 @@ async function batch(entries: readonly BundleEntry[], context: BundleContext): P
 function parseEntry(entry: BundleEntry): ParsedEntry {
   const method = entry?.request?.method;
   const url = entry?.request?.url;
-  if (typeof method !== 'string' || typeof url !== 'string') throw fhirError(400, 'required', 'request.method and request.url are required', 'request');
+  if (typeof method !== 'string' || typeof url !== 'string')
+    throw fhirError(400, 'required', 'request.method and request.url are required', 'request');
   const [path, query] = url.replace(/^\//, '').split('?', 2);
   const [resourceType, id, ...rest] = path.split('/');
   if (method === 'GET') return { method, url: url.replace(/^\//, '') };
-  if (!searchableTypes.has(resourceType)) throw fhirError(400, 'invalid', `request.url names the unknown resource type ${resourceType}`, 'request.url');
-  if (query !== undefined || rest.length > 0) throw fhirError(400, 'not-supported', `Conditional ${method} (${url}) is not supported; name the resource by id`, 'request.url');
-  if (method === 'DELETE') return { method, resourceType, id: required(id, 'DELETE'), ifMatch: entry.request?.ifMatch };
+  if (!searchableTypes.has(resourceType))
+    throw fhirError(
+      400,
+      'invalid',
+      `request.url names the unknown resource type ${resourceType}`,
+      'request.url',
+    );
+  if (query !== undefined || rest.length > 0)
+    throw fhirError(
+      400,
+      'not-supported',
+      `Conditional ${method} (${url}) is not supported; name the resource by id`,
+      'request.url',
+    );
+  if (method === 'DELETE')
+    return { method, resourceType, id: required(id, 'DELETE'), ifMatch: entry.request?.ifMatch };
   const resource = entry.resource;
-  if (!resource || typeof resource !== 'object') throw fhirError(400, 'required', `${method} needs a resource`, 'resource');
-  if (resource.resourceType !== resourceType) throw fhirError(400, 'invalid', `The resource is a ${String(resource.resourceType)}, but request.url names ${resourceType}`, 'resource.resourceType');
+  if (!resource || typeof resource !== 'object')
+    throw fhirError(400, 'required', `${method} needs a resource`, 'resource');
+  if (resource.resourceType !== resourceType)
+    throw fhirError(
+      400,
+      'invalid',
+      `The resource is a ${String(resource.resourceType)}, but request.url names ${resourceType}`,
+      'resource.resourceType',
+    );
   if (method === 'POST') {
-    if (id !== undefined) throw fhirError(400, 'invalid', 'POST request.url names a type, not an id', 'request.url');
-    return { method, resourceType, resource, id: randomUUID(), ifNoneExist: entry.request?.ifNoneExist };
+    if (id !== undefined)
+      throw fhirError(400, 'invalid', 'POST request.url names a type, not an id', 'request.url');
+    return {
+      method,
+      resourceType,
+      resource,
+      id: randomUUID(),
+      ifNoneExist: entry.request?.ifNoneExist,
+    };
   }
-  if (method === 'PUT') return { method, resourceType, id: required(id, 'PUT'), resource, ifMatch: entry.request?.ifMatch };
-  throw fhirError(400, 'not-supported', `request.method ${method} is not supported (GET, POST, PUT, DELETE are)`, 'request.method');
+  if (method === 'PUT')
+    return {
+      method,
+      resourceType,
+      id: required(id, 'PUT'),
+      resource,
+      ifMatch: entry.request?.ifMatch,
+    };
+  throw fhirError(
+    400,
+    'not-supported',
+    `request.method ${method} is not supported (GET, POST, PUT, DELETE are)`,
+    'request.method',
+  );
 }
 
 function required(id: string | undefined, method: string): string {
@@ -132,11 +251,15 @@ function required(id: string | undefined, method: string): string {
 }
 
 /** Each entry's fullUrl (`urn:uuid:…`, or an absolute URL) → the reference it becomes: `Type/id`. */
-function referenceMap(entries: readonly BundleEntry[], parsed: readonly ParsedEntry[]): Map<string, string> {
+function referenceMap(
+  entries: readonly BundleEntry[],
+  parsed: readonly ParsedEntry[],
+): Map<string, string> {
   const map = new Map<string, string>();
   parsed.forEach((entry, index) => {
     const fullUrl = entries[index].fullUrl;
-    if (fullUrl && entry.method !== 'GET' && entry.method !== 'DELETE') map.set(fullUrl, `${entry.resourceType}/${entry.id}`);
+    if (fullUrl && entry.method !== 'GET' && entry.method !== 'DELETE')
+      map.set(fullUrl, `${entry.resourceType}/${entry.id}`);
   });
   return map;
 }
@@ -148,11 +271,17 @@ function rewriteReferences(parsed: ParsedEntry[], map: ReadonlyMap<string, strin
     if (Array.isArray(value)) return value.map(rewrite);
     if (value === null || typeof value !== 'object') return value;
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, key === 'reference' && typeof item === 'string' && map.has(item) ? map.get(item) : rewrite(item)]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        key === 'reference' && typeof item === 'string' && map.has(item)
+          ? map.get(item)
+          : rewrite(item),
+      ]),
     );
   };
   parsed.forEach((entry, index) => {
-    if ('resource' in entry) parsed[index] = { ...entry, resource: rewrite(entry.resource) as FhirResource };
+    if ('resource' in entry)
+      parsed[index] = { ...entry, resource: rewrite(entry.resource) as FhirResource };
   });
 }
 
@@ -161,9 +290,20 @@ function toOperation(entry: ParsedEntry): WriteOperation {
     case 'POST':
       return { kind: 'create', resource: entry.resource, id: entry.id };
     case 'PUT':
-      return { kind: 'update', resourceType: entry.resourceType, id: entry.id, resource: entry.resource, ifMatch: entry.ifMatch };
+      return {
+        kind: 'update',
+        resourceType: entry.resourceType,
+        id: entry.id,
+        resource: entry.resource,
+        ifMatch: entry.ifMatch,
+      };
     case 'DELETE':
-      return { kind: 'delete', resourceType: entry.resourceType, id: entry.id, ifMatch: entry.ifMatch };
+      return {
+        kind: 'delete',
+        resourceType: entry.resourceType,
+        id: entry.id,
+        ifMatch: entry.ifMatch,
+      };
     case 'GET':
       throw new Error('GET entries are reads, not writes');
   }
@@ -187,14 +327,25 @@ function writeResponse(result: WriteResult, base: string): object {
 async function readEntry(url: string, context: BundleContext, db: Queryable): Promise<object> {
   const [path, query = ''] = url.split('?', 2);
   const [resourceType, id] = path.split('/');
-  if (!searchableTypes.has(resourceType)) throw fhirError(400, 'invalid', `request.url names the unknown resource type ${resourceType}`, 'request.url');
+  if (!searchableTypes.has(resourceType))
+    throw fhirError(
+      400,
+      'invalid',
+      `request.url names the unknown resource type ${resourceType}`,
+      'request.url',
+    );
   if (id !== undefined) {
     const resource = await context.store.read(context.projectId, resourceType, id);
     return { resource, response: { status: '200 OK' } };
   }
   const request = parseSearchRequest(resourceType, new URLSearchParams(query), context.limits);
   const result = await searchResources(db, context.projectId, resourceType, request);
-  const page = { url: new URL(`${context.base}/${url}`), count: request.count, offset: request.offset, elements: request.elements };
+  const page = {
+    url: new URL(`${context.base}/${url}`),
+    count: request.count,
+    offset: request.offset,
+    elements: request.elements,
+  };
   return { resource: searchBundle(context.base, result, page), response: { status: '200 OK' } };
 }
 
@@ -202,7 +353,8 @@ async function readEntry(url: string, context: BundleContext, db: Queryable): Pr
 function atEntry<T>(index: number, work: () => T): T {
   try {
     const result = work();
-    if (result instanceof Promise) return result.catch((thrown) => Promise.reject(locate(thrown, [index]))) as T;
+    if (result instanceof Promise)
+      return result.catch((thrown) => Promise.reject(locate(thrown, [index]))) as T;
     return result;
   } catch (thrown) {
     throw locate(thrown, [index]);
@@ -223,7 +375,9 @@ function locate(thrown: unknown, indexes: readonly number[]): FhirError {
     error.issues.map((issue) => ({
       ...issue,
       diagnostics: indexes.length === 1 ? `${where}: ${issue.diagnostics}` : issue.diagnostics,
-      expression: (issue.expression ?? []).map((e) => `${where}.${e}`).concat(issue.expression?.length ? [] : [where]),
+      expression: (issue.expression ?? [])
+        .map((e) => `${where}.${e}`)
+        .concat(issue.expression?.length ? [] : [where]),
     })),
     error.headers,
   );

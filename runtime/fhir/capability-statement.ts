@@ -7,7 +7,15 @@ import { loadSearchDefinition, searchableTypes } from '../../generated/search/in
 import type { FhirResource } from '../graphql/graphql-context.js';
 
 const UNSUPPORTED_TYPES = new Set(['composite', 'special']);
-const INTERACTIONS = ['read', 'vread', 'update', 'delete', 'history-instance', 'create', 'search-type'];
+const INTERACTIONS = [
+  'read',
+  'vread',
+  'update',
+  'delete',
+  'history-instance',
+  'create',
+  'search-type',
+];
 let cached: { base: string; statement: FhirResource } | undefined;
 
 export function capabilityStatement(base: string): FhirResource {
@@ -39,7 +47,9 @@ function build(base: string): FhirResource {
             updateCreate: true,
             conditionalCreate: true,
             conditionalDelete: 'not-supported',
-            searchInclude: Object.values(definition.parameters).filter((p) => p.type === 'reference').map((p) => `${type}:${p.code}`),
+            searchInclude: Object.values(definition.parameters)
+              .filter((p) => p.type === 'reference')
+              .map((p) => `${type}:${p.code}`),
             searchParam: Object.values(definition.parameters)
               .filter((p) => !UNSUPPORTED_TYPES.has(p.type) && p.expression !== '')
               .map((p) => ({ name: p.code, type: p.type })),

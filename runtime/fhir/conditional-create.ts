@@ -18,19 +18,51 @@ export async function conditionalCreate(
   limits: SearchLimits,
   tx?: Queryable,
 ): Promise<WriteResult> {
-  const existing = await findExisting(tx ?? store.db, projectId, resource.resourceType, ifNoneExist, limits);
+  const existing = await findExisting(
+    tx ?? store.db,
+    projectId,
+    resource.resourceType,
+    ifNoneExist,
+    limits,
+  );
   if (existing) {
     const meta = existing.meta as { versionId: string; lastUpdated: string };
-    return { resourceType: existing.resourceType, id: existing.id!, versionId: meta.versionId, lastUpdated: meta.lastUpdated, resource: existing, status: 200 };
+    return {
+      resourceType: existing.resourceType,
+      id: existing.id!,
+      versionId: meta.versionId,
+      lastUpdated: meta.lastUpdated,
+      resource: existing,
+      status: 200,
+    };
   }
   return (await store.write(projectId, [{ kind: 'create', resource }], tx))[0];
 }
 
-async function findExisting(db: Queryable, projectId: string, resourceType: string, query: string, limits: SearchLimits): Promise<FhirResource | undefined> {
+async function findExisting(
+  db: Queryable,
+  projectId: string,
+  resourceType: string,
+  query: string,
+  limits: SearchLimits,
+): Promise<FhirResource | undefined> {
   const parameters = new URLSearchParams(query.replace(/^.*\?/, ''));
   const request = parseSearchRequest(resourceType, parameters, limits);
-  if (request.criteria.length === 0) throw fhirError(400, 'invalid', 'If-None-Exist needs at least one search parameter');
-  const { matches } = await searchResources(db, projectId, resourceType, { ...request, count: 2, offset: 0, total: 'none', include: [], revinclude: [] });
-  if (matches.length > 1) throw fhirError(412, 'duplicate', `If-None-Exist: ${query} matches more than one ${resourceType}`);
+  if (request.criteria.length === 0)
+    throw fhirError(400, 'invalid', 'If-None-Exist needs at least one search parameter');
+  const { matches } = await searchResources(db, projectId, resourceType, {
+    ...request,
+    count: 2,
+    offset: 0,
+    total: 'none',
+    include: [],
+    revinclude: [],
+  });
+  if (matches.length > 1)
+    throw fhirError(
+      412,
+      'duplicate',
+      `If-None-Exist: ${query} matches more than one ${resourceType}`,
+    );
   return matches[0];
 }

@@ -41,12 +41,22 @@ function links(page: SearchPage, result: SearchResult): { relation: string; url:
     url.searchParams.set('_count', String(page.count));
     return url.toString();
   };
-  const links = [{ relation: 'self', url: page.url.toString() }, { relation: 'first', url: at(0) }];
-  if (page.offset > 0) links.push({ relation: 'previous', url: at(Math.max(0, page.offset - page.count)) });
-  const more = result.total === undefined ? result.matches.length === page.count : page.offset + page.count < result.total;
+  const links = [
+    { relation: 'self', url: page.url.toString() },
+    { relation: 'first', url: at(0) },
+  ];
+  if (page.offset > 0)
+    links.push({ relation: 'previous', url: at(Math.max(0, page.offset - page.count)) });
+  const more =
+    result.total === undefined
+      ? result.matches.length === page.count
+      : page.offset + page.count < result.total;
   if (more && page.count > 0) links.push({ relation: 'next', url: at(page.offset + page.count) });
   if (result.total !== undefined && page.count > 0) {
-    links.push({ relation: 'last', url: at(Math.max(0, Math.floor((result.total - 1) / page.count) * page.count)) });
+    links.push({
+      relation: 'last',
+      url: at(Math.max(0, Math.floor((result.total - 1) / page.count) * page.count)),
+    });
   }
   return links;
 }
@@ -54,9 +64,14 @@ function links(page: SearchPage, result: SearchResult): { relation: string; url:
 /** `_elements`: the listed top-level elements, the mandatory ones, and a SUBSETTED tag. */
 function subset(resource: FhirResource, elements: readonly string[]): FhirResource {
   const kept = Object.fromEntries(
-    Object.entries(resource).filter(([name]) => MANDATORY_ELEMENTS.includes(name) || elements.includes(name.replace(/^_/, ''))),
+    Object.entries(resource).filter(
+      ([name]) => MANDATORY_ELEMENTS.includes(name) || elements.includes(name.replace(/^_/, '')),
+    ),
   );
   const meta = (resource.meta ?? {}) as { tag?: unknown[] };
-  const tag = [...(meta.tag ?? []), { system: 'http://terminology.hl7.org/CodeSystem/v3-ObservationValue', code: 'SUBSETTED' }];
+  const tag = [
+    ...(meta.tag ?? []),
+    { system: 'http://terminology.hl7.org/CodeSystem/v3-ObservationValue', code: 'SUBSETTED' },
+  ];
   return { ...kept, meta: { ...meta, tag } } as unknown as FhirResource;
 }

@@ -40,7 +40,15 @@ export interface SearchLimits {
 /** Types of parameter the store cannot search yet: answered with 400 rather than ignored. */
 const UNSUPPORTED_TYPES = new Set(['composite', 'special']);
 /** Resource-level parameters without an expression (full text, named queries). */
-const UNSUPPORTED_CODES = new Set(['_text', '_content', '_query', '_filter', '_has', '_list', '_type']);
+const UNSUPPORTED_CODES = new Set([
+  '_text',
+  '_content',
+  '_query',
+  '_filter',
+  '_has',
+  '_list',
+  '_type',
+]);
 
 export function parseSearchRequest(
   resourceType: string,
@@ -71,15 +79,25 @@ export function parseSearchRequest(
         result.sort = parseSort(definition, value);
         break;
       case '_total':
-        if (!['none', 'estimate', 'accurate'].includes(value)) throw invalid(name, `"${value}" (expected none, estimate or accurate)`);
+        if (!['none', 'estimate', 'accurate'].includes(value))
+          throw invalid(name, `"${value}" (expected none, estimate or accurate)`);
         result.total = value as SearchRequestParameters['total'];
         break;
       case '_summary':
-        if (value !== 'count' && value !== 'false') throw fhirError(400, 'not-supported', `_summary=${value} is not supported (count and false are)`, '_summary');
+        if (value !== 'count' && value !== 'false')
+          throw fhirError(
+            400,
+            'not-supported',
+            `_summary=${value} is not supported (count and false are)`,
+            '_summary',
+          );
         result.summaryCount = value === 'count';
         break;
       case '_elements':
-        result.elements = value.split(',').map((e) => e.trim()).filter(Boolean);
+        result.elements = value
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean);
         break;
       case '_include':
         result.include.push(parseInclude(name, value, (type) => type === resourceType));
@@ -89,7 +107,12 @@ export function parseSearchRequest(
         break;
       case '_format':
         if (!['json', 'application/json', 'application/fhir+json'].includes(value)) {
-          throw fhirError(400, 'not-supported', `_format=${value} is not supported: this server speaks FHIR JSON`, '_format');
+          throw fhirError(
+            400,
+            'not-supported',
+            `_format=${value} is not supported: this server speaks FHIR JSON`,
+            '_format',
+          );
         }
         break;
       case '_pretty':
@@ -102,18 +125,32 @@ export function parseSearchRequest(
 }
 
 /** `name:exact=…`, `subject:Patient=123` (the type modifier), `birthdate:missing=true`. */
-function parseParameter(definition: ResourceSearchDefinition, name: string, value: string): SearchCriterion {
+function parseParameter(
+  definition: ResourceSearchDefinition,
+  name: string,
+  value: string,
+): SearchCriterion {
   const [code, modifier] = name.split(':', 2) as [string, string | undefined];
   const parameter = definition.parameters[code];
   if (!parameter || UNSUPPORTED_CODES.has(code)) {
-    const reason = parameter ? 'is not supported by this server' : `is not a search parameter of ${definition.resourceType}`;
+    const reason = parameter
+      ? 'is not supported by this server'
+      : `is not a search parameter of ${definition.resourceType}`;
     throw fhirError(400, parameter ? 'not-supported' : 'invalid', `${name} ${reason}`, name);
   }
   if (UNSUPPORTED_TYPES.has(parameter.type)) {
-    throw fhirError(400, 'not-supported', `${name}: ${parameter.type} search parameters are not supported yet`, name);
+    throw fhirError(
+      400,
+      'not-supported',
+      `${name}: ${parameter.type} search parameters are not supported yet`,
+      name,
+    );
   }
   if (parameter.type === 'reference' && modifier && searchableTypes.has(modifier)) {
-    const typed = value.split(',').map((v) => (v.includes('/') ? v : `${modifier}/${v}`)).join(',');
+    const typed = value
+      .split(',')
+      .map((v) => (v.includes('/') ? v : `${modifier}/${v}`))
+      .join(',');
     return parseCriterion(definition, code, undefined, typed, name);
   }
   return parseCriterion(definition, code, modifier, value, name);
@@ -125,21 +162,30 @@ function parseSort(definition: ResourceSearchDefinition, value: string): SortKey
     const code = descending ? raw.slice(1) : raw;
     const parameter = definition.parameters[code];
     if (!parameter || UNSUPPORTED_TYPES.has(parameter.type) || UNSUPPORTED_CODES.has(code)) {
-      throw invalid('_sort', `"${code}" is not a sortable search parameter of ${definition.resourceType}`);
+      throw invalid(
+        '_sort',
+        `"${code}" is not a sortable search parameter of ${definition.resourceType}`,
+      );
     }
     return { code, descending };
   });
 }
 
 /** `Type:code[:targetType]`, e.g. `Observation:subject:Patient`. */
-function parseInclude(name: string, value: string, sourceAllowed: (type: string) => boolean): IncludeRequest {
+function parseInclude(
+  name: string,
+  value: string,
+  sourceAllowed: (type: string) => boolean,
+): IncludeRequest {
   const [sourceType, code, targetType] = value.split(':');
   if (!sourceType || !code || !searchableTypes.has(sourceType) || !sourceAllowed(sourceType)) {
     throw invalid(name, `"${value}" (expected Type:parameter[:TargetType])`);
   }
   const parameter = loadSearchDefinition(sourceType).parameters[code];
-  if (parameter?.type !== 'reference') throw invalid(name, `"${code}" is not a reference parameter of ${sourceType}`);
-  if (targetType !== undefined && !searchableTypes.has(targetType)) throw invalid(name, `"${targetType}" is not a resource type`);
+  if (parameter?.type !== 'reference')
+    throw invalid(name, `"${code}" is not a reference parameter of ${sourceType}`);
+  if (targetType !== undefined && !searchableTypes.has(targetType))
+    throw invalid(name, `"${targetType}" is not a resource type`);
   return { sourceType, code, ...(targetType ? { targetType } : {}) };
 }
 

@@ -6,7 +6,15 @@ import { FhirError, fhirError } from './fhir-error.js';
 import { FHIR_JSON } from './fhir-body.js';
 
 /** Connection faults from pg (server down or restarting): the request may succeed later. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  '57P01',
+  '57P03',
+  '08006',
+  '08001',
+]);
 
 /**
  * The one place where thrown errors become responses: FHIR errors with their status and
@@ -34,10 +42,16 @@ export function toFhirError(thrown: unknown): FhirError {
   if (thrown instanceof ResourceValidationError) {
     return new FhirError(
       400,
-      thrown.issues.map((i) => ({ severity: 'error', code: i.code, diagnostics: i.diagnostics, expression: [i.expression] })),
+      thrown.issues.map((i) => ({
+        severity: 'error',
+        code: i.code,
+        diagnostics: i.diagnostics,
+        expression: [i.expression],
+      })),
     );
   }
-  if (thrown instanceof SearchValueError) return fhirError(400, 'invalid', thrown.message, thrown.argument);
+  if (thrown instanceof SearchValueError)
+    return fhirError(400, 'invalid', thrown.message, thrown.argument);
   const code = (thrown as { code?: string }).code;
   if (code && UNAVAILABLE_CODES.has(code)) {
     return fhirError(503, 'transient', 'The database is not available; try again shortly');

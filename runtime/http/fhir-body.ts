@@ -14,7 +14,8 @@ export function jsonBodyParser(limit: number): Middleware {
     encoding: 'utf-8',
     onError: (error) => {
       const status = (error as { status?: number }).status;
-      if (status === 413) throw fhirError(413, 'too-costly', `The request body is larger than ${limit} bytes`);
+      if (status === 413)
+        throw fhirError(413, 'too-costly', `The request body is larger than ${limit} bytes`);
       throw fhirError(400, 'structure', `The request body is not valid JSON: ${error.message}`);
     },
   });
@@ -23,10 +24,21 @@ export function jsonBodyParser(limit: number): Middleware {
 /** The body of a write: FHIR JSON, or 415 / 400 saying what is wrong. */
 export function resourceBody(ctx: Context): unknown {
   if (!ctx.is('application/fhir+json', 'application/json')) {
-    throw fhirError(415, 'not-supported', `Content-Type must be application/fhir+json, not ${ctx.get('Content-Type') || 'missing'}`);
+    throw fhirError(
+      415,
+      'not-supported',
+      `Content-Type must be application/fhir+json, not ${ctx.get('Content-Type') || 'missing'}`,
+    );
   }
   const body = (ctx.request as { body?: unknown }).body;
-  if (body === undefined || body === null || (typeof body === 'object' && Object.keys(body).length === 0 && !Array.isArray(body) && ctx.request.length === 0)) {
+  if (
+    body === undefined ||
+    body === null ||
+    (typeof body === 'object' &&
+      Object.keys(body).length === 0 &&
+      !Array.isArray(body) &&
+      ctx.request.length === 0)
+  ) {
     throw fhirError(400, 'required', 'The request has no body');
   }
   return body;

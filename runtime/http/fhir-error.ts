@@ -53,10 +53,20 @@ export class FhirError extends Error {
 }
 
 /** One error issue with a status: `fhirError(404, 'not-found', 'Patient/x is not known')`. */
-export function fhirError(status: number, code: IssueCode, diagnostics: string, expression?: string): FhirError {
-  return new FhirError(status, [{ severity: 'error', code, diagnostics, ...(expression ? { expression: [expression] } : {}) }]);
+export function fhirError(
+  status: number,
+  code: IssueCode,
+  diagnostics: string,
+  expression?: string,
+): FhirError {
+  return new FhirError(status, [
+    { severity: 'error', code, diagnostics, ...(expression ? { expression: [expression] } : {}) },
+  ]);
 }
 
 export function informational(diagnostics: string): OperationOutcome {
-  return { resourceType: 'OperationOutcome', issue: [{ severity: 'information', code: 'informational', diagnostics }] };
+  return {
+    resourceType: 'OperationOutcome',
+    issue: [{ severity: 'information', code: 'informational', diagnostics }],
+  };
 }

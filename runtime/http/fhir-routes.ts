@@ -33,12 +33,22 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
   router.get('/metadata', (ctx) => send(ctx, 200, capabilityStatement(base(ctx))));
 
   router.post('/', async (ctx) => {
-    send(ctx, 200, await processBundle(resourceBody(ctx), { store, projectId: projectOf(ctx), base: base(ctx), limits }));
+    send(
+      ctx,
+      200,
+      await processBundle(resourceBody(ctx), {
+        store,
+        projectId: projectOf(ctx),
+        base: base(ctx),
+        limits,
+      }),
+    );
   });
 
   router.get('/:type', async (ctx) => searchType(ctx, ctx.URL.searchParams));
   router.post('/:type/_search', async (ctx) => {
-    if (!ctx.is('application/x-www-form-urlencoded')) throw fhirError(415, 'not-supported', 'POST _search takes application/x-www-form-urlencoded');
+    if (!ctx.is('application/x-www-form-urlencoded'))
+      throw fhirError(415, 'not-supported', 'POST _search takes application/x-www-form-urlencoded');
     const form = new URLSearchParams(ctx.request.rawBody ?? '');
     for (const [name, value] of ctx.URL.searchParams) form.append(name, value);
     await searchType(ctx, form);
@@ -64,14 +74,18 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
     const resourceType = knownType(ctx.params.type);
     const resource = bodyOf(ctx, resourceType);
     const ifMatch = ctx.get('If-Match') || undefined;
-    const [result] = await store.write(projectOf(ctx), [{ kind: 'update', resourceType, id: ctx.params.id, resource, ifMatch }]);
+    const [result] = await store.write(projectOf(ctx), [
+      { kind: 'update', resourceType, id: ctx.params.id, resource, ifMatch },
+    ]);
     sendWritten(ctx, base(ctx), result);
   });
 
   router.delete('/:type/:id', async (ctx) => {
     const resourceType = knownType(ctx.params.type);
     const ifMatch = ctx.get('If-Match') || undefined;
-    await store.write(projectOf(ctx), [{ kind: 'delete', resourceType, id: ctx.params.id, ifMatch }]);
+    await store.write(projectOf(ctx), [
+      { kind: 'delete', resourceType, id: ctx.params.id, ifMatch },
+    ]);
     send(ctx, 200, informational(`Deleted ${resourceType}/${ctx.params.id}`));
   });
 
@@ -85,16 +99,33 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
       entry: versions.map((v) => ({
         fullUrl: `${base(ctx)}/${resourceType}/${ctx.params.id}`,
         ...(v.resource ? { resource: v.resource } : {}),
-        request: { method: v.deleted ? 'DELETE' : v.versionId === '1' ? 'POST' : 'PUT', url: `${resourceType}/${ctx.params.id}` },
-        response: { status: v.deleted ? '204' : v.versionId === '1' ? '201' : '200', etag: `W/"${v.versionId}"`, lastModified: v.lastUpdated },
+        request: {
+          method: v.deleted ? 'DELETE' : v.versionId === '1' ? 'POST' : 'PUT',
+          url: `${resourceType}/${ctx.params.id}`,
+        },
+        response: {
+          status: v.deleted ? '204' : v.versionId === '1' ? '201' : '200',
+          etag: `W/"${v.versionId}"`,
+          lastModified: v.lastUpdated,
+        },
       })),
     });
   });
 
   router.get('/:type/:id/_history/:vid', async (ctx) => {
     const resourceType = knownType(ctx.params.type);
-    const [version] = await store.history(projectOf(ctx), resourceType, ctx.params.id, versionParameter(ctx.params.vid));
-    if (version.deleted) throw fhirError(410, 'deleted', `Version ${version.versionId} of ${resourceType}/${ctx.params.id} is a deletion`);
+    const [version] = await store.history(
+      projectOf(ctx),
+      resourceType,
+      ctx.params.id,
+      versionParameter(ctx.params.vid),
+    );
+    if (version.deleted)
+      throw fhirError(
+        410,
+        'deleted',
+        `Version ${version.versionId} of ${resourceType}/${ctx.params.id} is a deletion`,
+      );
     sendResource(ctx, 200, version.resource!);
   });
 
@@ -102,14 +133,24 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
     const resourceType = knownType(ctx.params.type);
     const request = parseSearchRequest(resourceType, query, limits);
     const result = await searchResources(store.db, projectOf(ctx), resourceType, request);
-    send(ctx, 200, searchBundle(base(ctx), result, { url: ctx.URL, count: request.count, offset: request.offset, elements: request.elements }));
+    send(
+      ctx,
+      200,
+      searchBundle(base(ctx), result, {
+        url: ctx.URL,
+        count: request.count,
+        offset: request.offset,
+        elements: request.elements,
+      }),
+    );
   }
 
   return router;
 }
 
 function knownType(type: string): string {
-  if (!searchableTypes.has(type)) throw fhirError(404, 'not-found', `${type} is not a resource type this server knows`);
+  if (!searchableTypes.has(type))
+    throw fhirError(404, 'not-found', `${type} is not a resource type this server knows`);
   return type;
 }
 
@@ -120,9 +161,15 @@ function versionParameter(vid: string): string {
 
 function bodyOf(ctx: Context, resourceType: string): FhirResource {
   const body = resourceBody(ctx) as FhirResource;
-  if (typeof body !== 'object' || Array.isArray(body)) throw fhirError(400, 'structure', 'The body must be a JSON object');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw fhirError(400, 'structure', 'The body must be a JSON object');
   if (body.resourceType !== resourceType) {
-    throw fhirError(400, 'invalid', `The body's resourceType (${String(body.resourceType ?? 'missing')}) must be ${resourceType}`, 'resourceType');
+    throw fhirError(
+      400,
+      'invalid',
+      `The body's resourceType (${String(body.resourceType ?? 'missing')}) must be ${resourceType}`,
+      'resourceType',
+    );
   }
   return body;
 }
@@ -145,12 +192,20 @@ function sendWritten(ctx: Context, base: string, result: WriteResult): void {
   ctx.set('Location', `${base}/${result.resourceType}/${result.id}/_history/${result.versionId}`);
   ctx.set('ETag', `W/"${result.versionId}"`);
   ctx.set('Last-Modified', new Date(result.lastUpdated).toUTCString());
-  const prefer = /return=(minimal|representation|OperationOutcome)/.exec(ctx.get('Prefer'))?.[1] ?? 'representation';
+  const prefer =
+    /return=(minimal|representation|OperationOutcome)/.exec(ctx.get('Prefer'))?.[1] ??
+    'representation';
   if (prefer === 'minimal') {
     ctx.body = '';
     ctx.status = result.status;
   } else if (prefer === 'OperationOutcome') {
-    send(ctx, result.status, informational(`${result.status === 201 ? 'Created' : 'Updated'} ${result.resourceType}/${result.id}`));
+    send(
+      ctx,
+      result.status,
+      informational(
+        `${result.status === 201 ? 'Created' : 'Updated'} ${result.resourceType}/${result.id}`,
+      ),
+    );
   } else {
     send(ctx, result.status, result.resource);
   }

@@ -28,7 +28,7 @@ export function addStringRows(
   out: StringIndexRow[],
 ): void {
   const add = (text: unknown) => {
-    if (typeof text === 'string') out.push({ code, value: normalize(text) });
+    if (typeof text === 'string') out.push({ code, value: normalize(text), exact: text });
   };
   if (STRING_TYPES.has(type)) add(value);
   else if (type === 'HumanName') addParts(value, HUMAN_NAME_PARTS, add);

@@ -8,6 +8,8 @@ export interface StringIndexRow {
   readonly code: string;
   /** Lower case with accents removed (normalizeSearchText), for FHIR's case- and accent-insensitive match. */
   readonly value: string;
+  /** The value as written, for `:exact`. */
+  readonly exact: string;
 }
 
 export interface TokenIndexRow {

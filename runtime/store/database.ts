@@ -6,7 +6,10 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
 export interface Queryable {
-  query<R = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<{ rows: R[] }>;
+  query<R = Record<string, unknown>>(
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<{ rows: R[] }>;
 }
 
 export interface Database extends Queryable {
@@ -18,7 +21,8 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-export type DatabaseTarget = { readonly url: string } | { readonly dataDir: string } | { readonly pglite: PGlite };
+export type DatabaseTarget =
+  { readonly url: string } | { readonly dataDir: string } | { readonly pglite: PGlite };
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   if ('url' in target) return openPostgres(target.url);
@@ -27,15 +31,20 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
 }
 
 function wrapPGlite(db: PGlite): Database {
-  const query = async <R>(text: string, values?: readonly unknown[]) =>
-    ({ rows: (await db.query<R>(text, values as unknown[])).rows });
+  const query = async <R>(text: string, values?: readonly unknown[]) => ({
+    rows: (await db.query<R>(text, values as unknown[])).rows,
+  });
   return {
     engine: 'pglite',
     query,
     // PGlite has one connection: its transaction() queues other work until this one ends.
     transaction: (work) =>
       db.transaction((tx) =>
-        work({ query: async <R>(text: string, values?: readonly unknown[]) => ({ rows: (await tx.query<R>(text, values as unknown[])).rows }) }),
+        work({
+          query: async <R>(text: string, values?: readonly unknown[]) => ({
+            rows: (await tx.query<R>(text, values as unknown[])).rows,
+          }),
+        }),
       ),
     exec: async (sql) => {
       await db.exec(sql);
@@ -45,20 +54,25 @@ function wrapPGlite(db: PGlite): Database {
 }
 
 function openPostgres(url: string): Database {
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+  });
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
   return {
     engine: 'postgres',
-    query: async <R>(text: string, values?: readonly unknown[]) =>
-      ({ rows: (await pool.query(text, values as unknown[])).rows as R[] }),
+    query: async <R>(text: string, values?: readonly unknown[]) => ({
+      rows: (await pool.query(text, values as unknown[])).rows as R[],
+    }),
     transaction: async (work) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         const result = await work({
-          query: async <R>(text: string, values?: readonly unknown[]) =>
-            ({ rows: (await client.query(text, values as unknown[])).rows as R[] }),
+          query: async <R>(text: string, values?: readonly unknown[]) => ({
+            rows: (await client.query(text, values as unknown[])).rows as R[],
+          }),
         });
         await client.query('COMMIT');
         return result;

@@ -15,12 +15,17 @@ const MIGRATION_LOCK = 7_215_001;
 export async function migrate(db: Database, dir = findMigrations()): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await tx.query('CREATE TABLE IF NOT EXISTS schema_migration (name text PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())');
+    await tx.query(
+      'CREATE TABLE IF NOT EXISTS schema_migration (name text PRIMARY KEY, applied timestamptz NOT NULL DEFAULT now())',
+    );
     const { rows } = await tx.query<{ name: string }>('SELECT name FROM schema_migration');
     const applied = new Set(rows.map((r) => r.name));
-    const pending = readdirSync(dir).filter((f) => f.endsWith('.sql') && !applied.has(f)).sort();
+    const pending = readdirSync(dir)
+      .filter((f) => f.endsWith('.sql') && !applied.has(f))
+      .sort();
     for (const name of pending) {
-      for (const statement of splitStatements(readFileSync(join(dir, name), 'utf8'))) await tx.query(statement);
+      for (const statement of splitStatements(readFileSync(join(dir, name), 'utf8')))
+        await tx.query(statement);
       await tx.query('INSERT INTO schema_migration (name) VALUES ($1)', [name]);
     }
     return pending;

@@ -22,8 +22,19 @@ export type WriteOperation =
   /** `id` is for callers that must know it first (transaction Bundles rewriting `urn:uuid:`); else the store makes one. */
   | { readonly kind: 'create'; readonly resource: FhirResource; readonly id?: string }
   /** Creates the resource with this id when it does not exist (FHIR's update-as-create). */
-  | { readonly kind: 'update'; readonly resourceType: string; readonly id: string; readonly resource: FhirResource; readonly ifMatch?: string }
-  | { readonly kind: 'delete'; readonly resourceType: string; readonly id: string; readonly ifMatch?: string };
+  | {
+      readonly kind: 'update';
+      readonly resourceType: string;
+      readonly id: string;
+      readonly resource: FhirResource;
+      readonly ifMatch?: string;
+    }
+  | {
+      readonly kind: 'delete';
+      readonly resourceType: string;
+      readonly id: string;
+      readonly ifMatch?: string;
+    };
 
 export interface WriteResult {
   readonly resourceType: string;
@@ -59,26 +70,47 @@ export class ResourceStore {
 
   /** The current version; 404 when unknown (also another project's), 410 when deleted. */
   async read(projectId: string, resourceType: string, id: string): Promise<FhirResource> {
-    const { rows } = await this.db.query<{ deleted: boolean; content: FhirResource | null; version_id: string }>(
+    const { rows } = await this.db.query<{
+      deleted: boolean;
+      content: FhirResource | null;
+      version_id: string;
+    }>(
       'SELECT deleted, content, version_id FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3',
       [projectId, resourceType, id],
     );
     const row = rows[0];
     if (!row) throw fhirError(404, 'not-found', `${resourceType}/${id} is not known`);
-    if (row.deleted) throw fhirError(410, 'deleted', `${resourceType}/${id} was deleted (version ${row.version_id})`);
+    if (row.deleted)
+      throw fhirError(
+        410,
+        'deleted',
+        `${resourceType}/${id} was deleted (version ${row.version_id})`,
+      );
     return row.content!;
   }
 
   /** Every version, newest first; 404 when the resource never existed. */
-  async history(projectId: string, resourceType: string, id: string, versionId?: string): Promise<StoredVersion[]> {
-    const { rows } = await this.db.query<{ version_id: string; last_updated: Date | string; deleted: boolean; content: FhirResource | null }>(
+  async history(
+    projectId: string,
+    resourceType: string,
+    id: string,
+    versionId?: string,
+  ): Promise<StoredVersion[]> {
+    const { rows } = await this.db.query<{
+      version_id: string;
+      last_updated: Date | string;
+      deleted: boolean;
+      content: FhirResource | null;
+    }>(
       `SELECT version_id, last_updated, deleted, content FROM resource_history
        WHERE project_id = $1 AND resource_type = $2 AND id = $3 AND ($4::bigint IS NULL OR version_id = $4::bigint)
        ORDER BY version_id DESC`,
       [projectId, resourceType, id, versionId ?? null],
     );
     if (rows.length === 0) {
-      const what = versionId ? `Version ${versionId} of ${resourceType}/${id}` : `${resourceType}/${id}`;
+      const what = versionId
+        ? `Version ${versionId} of ${resourceType}/${id}`
+        : `${resourceType}/${id}`;
       throw fhirError(404, 'not-found', `${what} is not known`);
     }
     return rows.map((row) => ({
@@ -90,7 +122,11 @@ export class ResourceStore {
   }
 
   /** Writes all operations in one transaction (or in `tx`, when the caller holds one). */
-  async write(projectId: string, operations: readonly WriteOperation[], tx?: Queryable): Promise<WriteResult[]> {
+  async write(
+    projectId: string,
+    operations: readonly WriteOperation[],
+    tx?: Queryable,
+  ): Promise<WriteResult[]> {
     const prepared = operations.map((operation, index) => {
       try {
         return prepare(operation);
@@ -98,7 +134,9 @@ export class ResourceStore {
         throw operations.length > 1 ? new WriteOperationError(index, error) : error;
       }
     });
-    const results = await (tx ? writeAll(tx, projectId, prepared) : this.db.transaction((t) => writeAll(t, projectId, prepared)));
+    const results = await (tx
+      ? writeAll(tx, projectId, prepared)
+      : this.db.transaction((t) => writeAll(t, projectId, prepared)));
     // Counted when the caller's transaction is still open too: an ANALYZE that runs before its
     // commit only sees older rows, and the next write brings the statistics up to date.
     this.statistics.written(results.length * ROWS_PER_RESOURCE);
@@ -124,18 +162,37 @@ interface PreparedWrite {
 
 /** Validates the resource and settles its id before anything touches the database. */
 function prepare(operation: WriteOperation): PreparedWrite {
-  if (operation.kind === 'delete') return { operation, resourceType: operation.resourceType, id: operation.id };
-  const expectedType = operation.kind === 'update' ? operation.resourceType : operation.resource.resourceType;
+  if (operation.kind === 'delete')
+    return { operation, resourceType: operation.resourceType, id: operation.id };
+  const expectedType =
+    operation.kind === 'update' ? operation.resourceType : operation.resource.resourceType;
   parseResource(operation.resource, loadDefinitionRegistry(), { expectedType });
   if (operation.kind === 'update' && operation.resource.id !== operation.id) {
-    throw fhirError(400, 'invalid', `The resource's id (${operation.resource.id ?? 'none'}) must equal the id in the URL (${operation.id})`, `${expectedType}.id`);
+    throw fhirError(
+      400,
+      'invalid',
+      `The resource's id (${operation.resource.id ?? 'none'}) must equal the id in the URL (${operation.id})`,
+      `${expectedType}.id`,
+    );
   }
-  return { operation, resourceType: expectedType, id: operation.kind === 'create' ? (operation.id ?? randomUUID()) : operation.id };
+  return {
+    operation,
+    resourceType: expectedType,
+    id: operation.kind === 'create' ? (operation.id ?? randomUUID()) : operation.id,
+  };
 }
 
-async function writeAll(tx: Queryable, projectId: string, writes: readonly PreparedWrite[]): Promise<WriteResult[]> {
+async function writeAll(
+  tx: Queryable,
+  projectId: string,
+  writes: readonly PreparedWrite[],
+): Promise<WriteResult[]> {
   assertDistinct(writes);
-  const current = await lockCurrent(tx, projectId, writes.filter((w) => w.operation.kind !== 'create'));
+  const current = await lockCurrent(
+    tx,
+    projectId,
+    writes.filter((w) => w.operation.kind !== 'create'),
+  );
   const lastUpdated = new Date().toISOString();
   const results: WriteResult[] = [];
   const rows: VersionRow[] = [];
@@ -144,7 +201,16 @@ async function writeAll(tx: Queryable, projectId: string, writes: readonly Prepa
     const result = nextVersion(write, existing, lastUpdated);
     results.push(result);
     if (result.versionId !== (existing ? String(existing.version_id) : undefined)) {
-      rows.push({ project_id: projectId, resource_type: write.resourceType, id: write.id, version_id: Number(result.versionId), last_updated: lastUpdated, deleted: !result.resource, content: result.resource ?? null, previous: existing ? Number(existing.version_id) : null });
+      rows.push({
+        project_id: projectId,
+        resource_type: write.resourceType,
+        id: write.id,
+        version_id: Number(result.versionId),
+        last_updated: lastUpdated,
+        deleted: !result.resource,
+        content: result.resource ?? null,
+        previous: existing ? Number(existing.version_id) : null,
+      });
     }
   }
   if (rows.length === 0) return results;
@@ -156,24 +222,35 @@ async function writeAll(tx: Queryable, projectId: string, writes: readonly Prepa
       resourceType: row.resource_type,
       id: row.id,
       replacing: row.previous !== null,
-      index: row.content ? extractSearchIndex(row.content, loadSearchDefinition(row.resource_type)) : undefined,
+      index: row.content
+        ? extractSearchIndex(row.content, loadSearchDefinition(row.resource_type))
+        : undefined,
     })),
   );
   return results;
 }
 
-function nextVersion(write: PreparedWrite, existing: CurrentRow | undefined, lastUpdated: string): WriteResult {
+function nextVersion(
+  write: PreparedWrite,
+  existing: CurrentRow | undefined,
+  lastUpdated: string,
+): WriteResult {
   const { operation, resourceType, id } = write;
   const currentVersion = existing ? Number(existing.version_id) : 0;
   if ('ifMatch' in operation && operation.ifMatch !== undefined) {
     const wanted = parseETag(operation.ifMatch);
     if (!existing || existing.deleted || wanted !== String(currentVersion)) {
-      throw fhirError(412, 'conflict', `If-Match ${operation.ifMatch} does not match ${resourceType}/${id}, whose version is ${existing && !existing.deleted ? currentVersion : 'none'}`);
+      throw fhirError(
+        412,
+        'conflict',
+        `If-Match ${operation.ifMatch} does not match ${resourceType}/${id}, whose version is ${existing && !existing.deleted ? currentVersion : 'none'}`,
+      );
     }
   }
   if (operation.kind === 'delete') {
     // Deleting what is not there (or no longer there) succeeds and changes nothing.
-    if (!existing || existing.deleted) return { resourceType, id, versionId: String(currentVersion), lastUpdated, status: 200 };
+    if (!existing || existing.deleted)
+      return { resourceType, id, versionId: String(currentVersion), lastUpdated, status: 200 };
     return { resourceType, id, versionId: String(currentVersion + 1), lastUpdated, status: 200 };
   }
   const versionId = String(currentVersion + 1);
@@ -182,25 +259,44 @@ function nextVersion(write: PreparedWrite, existing: CurrentRow | undefined, las
     id,
     meta: { ...(operation.resource.meta as object | undefined), versionId, lastUpdated },
   } as FhirResource;
-  return { resourceType, id, versionId, lastUpdated, resource, status: existing && !existing.deleted ? 200 : 201 };
+  return {
+    resourceType,
+    id,
+    versionId,
+    lastUpdated,
+    resource,
+    status: existing && !existing.deleted ? 200 : 201,
+  };
 }
 
 /** `W/"3"` or `"3"` or `3` → `3`. @see http://hl7.org/fhir/R4/http.html#concurrency */
 function parseETag(tag: string): string {
-  return tag.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  return tag
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
 }
 
 function assertDistinct(writes: readonly PreparedWrite[]): void {
   const seen = new Set<string>();
   for (const write of writes) {
     const k = key(write.resourceType, write.id);
-    if (seen.has(k)) throw fhirError(400, 'invalid', `${write.resourceType}/${write.id} is written twice in one transaction`);
+    if (seen.has(k))
+      throw fhirError(
+        400,
+        'invalid',
+        `${write.resourceType}/${write.id} is written twice in one transaction`,
+      );
     seen.add(k);
   }
 }
 
 /** Locks the current rows of the resources being updated or deleted, so that concurrent writers queue. */
-async function lockCurrent(tx: Queryable, projectId: string, writes: readonly PreparedWrite[]): Promise<Map<string, CurrentRow>> {
+async function lockCurrent(
+  tx: Queryable,
+  projectId: string,
+  writes: readonly PreparedWrite[],
+): Promise<Map<string, CurrentRow>> {
   if (writes.length === 0) return new Map();
   const keys = JSON.stringify(writes.map((w) => ({ t: w.resourceType, i: w.id })));
   const { rows } = await tx.query<CurrentRow>(
@@ -225,7 +321,8 @@ interface VersionRow {
   previous: number | null;
 }
 
-const VERSION_COLUMNS = 'project_id text, resource_type text, id text, version_id bigint, last_updated timestamptz, deleted boolean, content jsonb, previous bigint';
+const VERSION_COLUMNS =
+  'project_id text, resource_type text, id text, version_id bigint, last_updated timestamptz, deleted boolean, content jsonb, previous bigint';
 
 /**
  * Current rows and history rows, one statement each. A new resource that another transaction
@@ -252,7 +349,11 @@ async function storeVersions(tx: Queryable, rows: readonly VersionRow[]): Promis
     [JSON.stringify(rows)],
   );
   if (stored[0].stored !== rows.length) {
-    throw fhirError(409, 'conflict', 'Another request wrote the same resource at the same time; retry');
+    throw fhirError(
+      409,
+      'conflict',
+      'Another request wrote the same resource at the same time; retry',
+    );
   }
 }
 

@@ -106,9 +106,7 @@ const MATCHERS: Readonly<Record<string, Matcher>> = {
     const pattern = `%${escapeLike(normalizeSearchText(as(v, 'string').value))}%`;
     return `i.value LIKE ${p.add(pattern, 'text')}`;
   },
-  // The index holds only normalized values, so :exact is equality of the normalized forms.
-  'string:exact': (p, v) =>
-    `i.value = ${p.add(normalizeSearchText(as(v, 'string').value), 'text')}`,
+  'string:exact': (p, v) => `i.exact = ${p.add(as(v, 'string').value, 'text')}`,
   token: (p, v) => tokenMatch(p, as(v, 'token')),
   'token:text': (p, v) => `i.text LIKE ${p.add(prefixPattern(as(v, 'string').value), 'text')}`,
   reference: (p, v) => referenceMatch(p, as(v, 'reference')),

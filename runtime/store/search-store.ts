@@ -6,7 +6,13 @@ import { loadSearchDefinition } from '../../generated/search/index.js';
 import type { SearchRequestParameters } from '../fhir/search-request.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
 import type { Queryable } from './database.js';
-import { buildCountQuery, buildIncludeQuery, buildRevIncludeQuery, buildSearchQuery, type SqlQuery } from './search-sql.js';
+import {
+  buildCountQuery,
+  buildIncludeQuery,
+  buildRevIncludeQuery,
+  buildSearchQuery,
+  type SqlQuery,
+} from './search-sql.js';
 
 export interface SearchResult {
   readonly matches: readonly FhirResource[];
@@ -19,12 +25,17 @@ export async function searchResources(
   db: Queryable,
   projectId: string,
   resourceType: string,
-  request: Pick<SearchRequestParameters, 'criteria' | 'count' | 'offset' | 'sort' | 'total' | 'summaryCount' | 'include' | 'revinclude'>,
+  request: Pick<
+    SearchRequestParameters,
+    'criteria' | 'count' | 'offset' | 'sort' | 'total' | 'summaryCount' | 'include' | 'revinclude'
+  >,
 ): Promise<SearchResult> {
   const definition = loadSearchDefinition(resourceType);
   const wantsTotal = request.summaryCount || request.total !== 'none';
   const [matches, total] = await Promise.all([
-    request.summaryCount ? [] : resources(db, buildSearchQuery(projectId, definition, request.criteria, request)),
+    request.summaryCount
+      ? []
+      : resources(db, buildSearchQuery(projectId, definition, request.criteria, request)),
     wantsTotal ? countOf(db, buildCountQuery(projectId, definition, request.criteria)) : undefined,
   ]);
   const included = await includes(db, projectId, matches, request);
@@ -43,12 +54,13 @@ async function includes(
   const add = (list: readonly FhirResource[]) => {
     for (const resource of list) {
       const key = `${resource.resourceType}/${resource.id}`;
-      if (!seen.has(key)) found.push(resource), seen.add(key);
+      if (!seen.has(key)) (found.push(resource), seen.add(key));
     }
   };
   for (const { sourceType, code, targetType } of request.include) {
     const ids = matches.filter((r) => r.resourceType === sourceType).map((r) => r.id!);
-    if (ids.length) add(await resources(db, buildIncludeQuery(projectId, sourceType, ids, code, targetType)));
+    if (ids.length)
+      add(await resources(db, buildIncludeQuery(projectId, sourceType, ids, code, targetType)));
   }
   for (const { sourceType, code } of request.revinclude) {
     const targets = matches.map((r) => ({ type: r.resourceType, id: r.id! }));

@@ -7,7 +7,16 @@
  */
 import type { Database } from './database.js';
 
-const TABLES = ['resource', 'search_string', 'search_token', 'search_reference', 'search_date', 'search_number', 'search_quantity', 'search_uri'];
+const TABLES = [
+  'resource',
+  'search_string',
+  'search_token',
+  'search_reference',
+  'search_date',
+  'search_number',
+  'search_quantity',
+  'search_uri',
+];
 const MIN_ROWS = 500;
 
 export class StatisticsKeeper {

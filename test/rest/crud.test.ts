@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-const patient = { resourceType: 'Patient', name: [{ family: 'Chalmers', given: ['Peter'] }], gender: 'male', birthDate: '1974-12-25' };
+const patient = {
+  resourceType: 'Patient',
+  name: [{ family: 'Chalmers', given: ['Peter'] }],
+  gender: 'male',
+  birthDate: '1974-12-25',
+};
 
 describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
   let server: TestServer;
@@ -25,7 +30,10 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
     expect(read.status).toBe(200);
     expect(await read.json()).toEqual(body);
 
-    const updated = await server.fhir(`/Patient/${body.id}`, { method: 'PUT', body: { ...patient, id: body.id, active: true } });
+    const updated = await server.fhir(`/Patient/${body.id}`, {
+      method: 'PUT',
+      body: { ...patient, id: body.id, active: true },
+    });
     expect(updated.status).toBe(200);
     expect(await updated.json()).toMatchObject({ active: true, meta: { versionId: '2' } });
 
@@ -33,33 +41,61 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
     expect(await v1.json()).toEqual(body);
     const history = await (await server.fhir(`/Patient/${body.id}/_history`)).json();
     expect(history).toMatchObject({ resourceType: 'Bundle', type: 'history', total: 2 });
-    expect(history.entry.map((e: { resource: { meta: { versionId: string } } }) => e.resource.meta.versionId)).toEqual(['2', '1']);
+    expect(
+      history.entry.map(
+        (e: { resource: { meta: { versionId: string } } }) => e.resource.meta.versionId,
+      ),
+    ).toEqual(['2', '1']);
 
     const deleted = await server.fhir(`/Patient/${body.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
     const gone = await server.fhir(`/Patient/${body.id}`);
     expect(gone.status).toBe(410);
-    expect(await gone.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'deleted' }] });
+    expect(await gone.json()).toMatchObject({
+      resourceType: 'OperationOutcome',
+      issue: [{ code: 'deleted' }],
+    });
     expect((await (await server.fhir(`/Patient/${body.id}/_history`)).json()).total).toBe(3);
   });
 
   it('creates with a client-assigned id on PUT to an id that does not exist', async () => {
-    const response = await server.fhir('/Patient/client-chosen-1', { method: 'PUT', body: { ...patient, id: 'client-chosen-1' } });
+    const response = await server.fhir('/Patient/client-chosen-1', {
+      method: 'PUT',
+      body: { ...patient, id: 'client-chosen-1' },
+    });
     expect(response.status).toBe(201);
-    expect(await response.json()).toMatchObject({ id: 'client-chosen-1', meta: { versionId: '1' } });
+    expect(await response.json()).toMatchObject({
+      id: 'client-chosen-1',
+      meta: { versionId: '1' },
+    });
   });
 
   it('honours If-Match: 412 on a stale version, 200 on the current one', async () => {
     const { id } = await (await server.fhir('/Patient', { method: 'POST', body: patient })).json();
-    const stale = await server.fhir(`/Patient/${id}`, { method: 'PUT', body: { ...patient, id }, headers: { 'If-Match': 'W/"7"' } });
+    const stale = await server.fhir(`/Patient/${id}`, {
+      method: 'PUT',
+      body: { ...patient, id },
+      headers: { 'If-Match': 'W/"7"' },
+    });
     expect(stale.status).toBe(412);
-    expect(await stale.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'conflict' }] });
-    const fresh = await server.fhir(`/Patient/${id}`, { method: 'PUT', body: { ...patient, id }, headers: { 'If-Match': 'W/"1"' } });
+    expect(await stale.json()).toMatchObject({
+      resourceType: 'OperationOutcome',
+      issue: [{ code: 'conflict' }],
+    });
+    const fresh = await server.fhir(`/Patient/${id}`, {
+      method: 'PUT',
+      body: { ...patient, id },
+      headers: { 'If-Match': 'W/"1"' },
+    });
     expect(fresh.status).toBe(200);
   });
 
   it('answers Prefer: return=minimal with no body', async () => {
-    const response = await server.fhir('/Patient', { method: 'POST', body: patient, headers: { Prefer: 'return=minimal' } });
+    const response = await server.fhir('/Patient', {
+      method: 'POST',
+      body: patient,
+      headers: { Prefer: 'return=minimal' },
+    });
     expect(response.status).toBe(201);
     expect(await response.text()).toBe('');
     expect(response.headers.get('location')).toMatch(/\/Patient\/[^/]+\/_history\/1$/);
@@ -83,19 +119,85 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
   ])('answers %s with an OperationOutcome', async (_name, path, status, code) => {
     const response = await server.fhir(path);
     expect(response.status).toBe(status);
-    expect(await response.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code }] });
+    expect(await response.json()).toMatchObject({
+      resourceType: 'OperationOutcome',
+      issue: [{ severity: 'error', code }],
+    });
   });
 
-  const badWrites: [string, { method: string; path: string; body?: unknown; headers?: Record<string, string> }, number, RegExp][] = [
-    ['invalid JSON', { method: 'POST', path: '/Patient', body: '{"resourceType": "Patient",' }, 400, /not valid JSON/],
-    ['a missing resourceType', { method: 'POST', path: '/Patient', body: { name: [{ family: 'x' }] } }, 400, /resourceType/],
-    ['a resourceType other than the URL', { method: 'POST', path: '/Patient', body: { resourceType: 'Observation', status: 'final', code: { text: 'x' } } }, 400, /must be Patient/],
-    ['an id that differs from the URL', { method: 'PUT', path: '/Patient/abc', body: { ...patient, id: 'xyz' } }, 400, /must equal the id in the URL/],
-    ['an unknown element', { method: 'POST', path: '/Patient', body: { ...patient, nmae: 'x' } }, 400, /Unknown element "nmae"/],
-    ['a wrong type', { method: 'POST', path: '/Patient', body: { ...patient, birthDate: 1974 } }, 400, /birthDate/],
-    ['a missing required element', { method: 'POST', path: '/Observation', body: { resourceType: 'Observation', code: { text: 'x' } } }, 400, /Observation.status is required/],
-    ['a wrong Content-Type', { method: 'POST', path: '/Patient', body: 'name=x', headers: { 'Content-Type': 'text/plain' } }, 415, /Content-Type/],
-    ['no body', { method: 'POST', path: '/Patient', headers: { 'Content-Type': 'application/fhir+json' } }, 400, /.+/],
+  const badWrites: [
+    string,
+    { method: string; path: string; body?: unknown; headers?: Record<string, string> },
+    number,
+    RegExp,
+  ][] = [
+    [
+      'invalid JSON',
+      { method: 'POST', path: '/Patient', body: '{"resourceType": "Patient",' },
+      400,
+      /not valid JSON/,
+    ],
+    [
+      'a missing resourceType',
+      { method: 'POST', path: '/Patient', body: { name: [{ family: 'x' }] } },
+      400,
+      /resourceType/,
+    ],
+    [
+      'a resourceType other than the URL',
+      {
+        method: 'POST',
+        path: '/Patient',
+        body: { resourceType: 'Observation', status: 'final', code: { text: 'x' } },
+      },
+      400,
+      /must be Patient/,
+    ],
+    [
+      'an id that differs from the URL',
+      { method: 'PUT', path: '/Patient/abc', body: { ...patient, id: 'xyz' } },
+      400,
+      /must equal the id in the URL/,
+    ],
+    [
+      'an unknown element',
+      { method: 'POST', path: '/Patient', body: { ...patient, nmae: 'x' } },
+      400,
+      /Unknown element "nmae"/,
+    ],
+    [
+      'a wrong type',
+      { method: 'POST', path: '/Patient', body: { ...patient, birthDate: 1974 } },
+      400,
+      /birthDate/,
+    ],
+    [
+      'a missing required element',
+      {
+        method: 'POST',
+        path: '/Observation',
+        body: { resourceType: 'Observation', code: { text: 'x' } },
+      },
+      400,
+      /Observation.status is required/,
+    ],
+    [
+      'a wrong Content-Type',
+      {
+        method: 'POST',
+        path: '/Patient',
+        body: 'name=x',
+        headers: { 'Content-Type': 'text/plain' },
+      },
+      415,
+      /Content-Type/,
+    ],
+    [
+      'no body',
+      { method: 'POST', path: '/Patient', headers: { 'Content-Type': 'application/fhir+json' } },
+      400,
+      /.+/,
+    ],
   ];
   it.each(badWrites)('refuses %s and stores nothing', async (_name, request, status, message) => {
     const before = await countRows(server);
@@ -103,7 +205,9 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
     expect(response.status).toBe(status);
     const outcome = await response.json();
     expect(outcome.resourceType).toBe('OperationOutcome');
-    expect(outcome.issue.map((i: { diagnostics: string }) => i.diagnostics).join('\n')).toMatch(message);
+    expect(outcome.issue.map((i: { diagnostics: string }) => i.diagnostics).join('\n')).toMatch(
+      message,
+    );
     expect(await countRows(server)).toBe(before);
   });
 
@@ -113,7 +217,10 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
       const big = { ...patient, name: [{ family: 'x'.repeat(2000) }] };
       const response = await small.fhir('/Patient', { method: 'POST', body: big });
       expect(response.status).toBe(413);
-      expect(await response.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'too-costly' }] });
+      expect(await response.json()).toMatchObject({
+        resourceType: 'OperationOutcome',
+        issue: [{ code: 'too-costly' }],
+      });
       expect(await countRows(small)).toBe(0);
     } finally {
       await small.stop();
@@ -122,6 +229,8 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
 });
 
 async function countRows(server: TestServer): Promise<number> {
-  const { rows } = await server.db.query<{ n: string }>('SELECT count(*) AS n FROM resource_history');
+  const { rows } = await server.db.query<{ n: string }>(
+    'SELECT count(*) AS n FROM resource_history',
+  );
   return Number(rows[0].n);
 }

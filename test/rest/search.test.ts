@@ -4,22 +4,87 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /** A small, fixed data set; every id is client-assigned so that expectations can name them. */
 const resources = [
-  { resourceType: 'Patient', id: 'p1', name: [{ use: 'official', family: 'Chalmers', given: ['Peter', 'James'] }], gender: 'male', birthDate: '1974-12-25', address: [{ city: 'PleasantVille', state: 'Vic' }], identifier: [{ system: 'urn:mrn', value: 'A1' }], active: true },
-  { resourceType: 'Patient', id: 'p2', name: [{ family: 'Müller', given: ['Zoë'] }], gender: 'female', birthDate: '1990-05', address: [{ city: 'Boston', state: 'MA' }], identifier: [{ system: 'urn:mrn', value: 'B2' }] },
-  { resourceType: 'Patient', id: 'p3', name: [{ family: 'Chalmersson', given: ['Anna'] }], gender: 'female', birthDate: '2001-02-03', address: [{ city: 'Boston' }] },
-  { resourceType: 'Observation', id: 'o1', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '29463-7', display: 'Body weight' }] }, subject: { reference: 'Patient/p1' }, effectiveDateTime: '2020-03-01T10:00:00Z', valueQuantity: { value: 70.5, unit: 'kg', system: 'http://unitsofmeasure.org', code: 'kg' } },
-  { resourceType: 'Observation', id: 'o2', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '8302-2', display: 'Body height' }] }, subject: { reference: 'Patient/p2' }, effectiveDateTime: '2021-06-15', valueQuantity: { value: 165, unit: 'cm', system: 'http://unitsofmeasure.org', code: 'cm' } },
-  { resourceType: 'Observation', id: 'o3', status: 'preliminary', code: { text: 'free text only' }, subject: { reference: 'Patient/p1' }, effectiveDateTime: '2022-01-01' },
-  { resourceType: 'RiskAssessment', id: 'r1', status: 'final', subject: { reference: 'Patient/p1' }, prediction: [{ probabilityDecimal: 0.25 }] },
-  { resourceType: 'RiskAssessment', id: 'r2', status: 'final', subject: { reference: 'Patient/p2' }, prediction: [{ probabilityDecimal: 0.8 }] },
+  {
+    resourceType: 'Patient',
+    id: 'p1',
+    name: [{ use: 'official', family: 'Chalmers', given: ['Peter', 'James'] }],
+    gender: 'male',
+    birthDate: '1974-12-25',
+    address: [{ city: 'PleasantVille', state: 'Vic' }],
+    identifier: [{ system: 'urn:mrn', value: 'A1' }],
+    active: true,
+  },
+  {
+    resourceType: 'Patient',
+    id: 'p2',
+    name: [{ family: 'Müller', given: ['Zoë'] }],
+    gender: 'female',
+    birthDate: '1990-05',
+    address: [{ city: 'Boston', state: 'MA' }],
+    identifier: [{ system: 'urn:mrn', value: 'B2' }],
+  },
+  {
+    resourceType: 'Patient',
+    id: 'p3',
+    name: [{ family: 'Chalmersson', given: ['Anna'] }],
+    gender: 'female',
+    birthDate: '2001-02-03',
+    address: [{ city: 'Boston' }],
+  },
+  {
+    resourceType: 'Observation',
+    id: 'o1',
+    status: 'final',
+    code: { coding: [{ system: 'http://loinc.org', code: '29463-7', display: 'Body weight' }] },
+    subject: { reference: 'Patient/p1' },
+    effectiveDateTime: '2020-03-01T10:00:00Z',
+    valueQuantity: { value: 70.5, unit: 'kg', system: 'http://unitsofmeasure.org', code: 'kg' },
+  },
+  {
+    resourceType: 'Observation',
+    id: 'o2',
+    status: 'final',
+    code: { coding: [{ system: 'http://loinc.org', code: '8302-2', display: 'Body height' }] },
+    subject: { reference: 'Patient/p2' },
+    effectiveDateTime: '2021-06-15',
+    valueQuantity: { value: 165, unit: 'cm', system: 'http://unitsofmeasure.org', code: 'cm' },
+  },
+  {
+    resourceType: 'Observation',
+    id: 'o3',
+    status: 'preliminary',
+    code: { text: 'free text only' },
+    subject: { reference: 'Patient/p1' },
+    effectiveDateTime: '2022-01-01',
+  },
+  {
+    resourceType: 'RiskAssessment',
+    id: 'r1',
+    status: 'final',
+    subject: { reference: 'Patient/p1' },
+    prediction: [{ probabilityDecimal: 0.25 }],
+  },
+  {
+    resourceType: 'RiskAssessment',
+    id: 'r2',
+    status: 'final',
+    subject: { reference: 'Patient/p2' },
+    prediction: [{ probabilityDecimal: 0.8 }],
+  },
 ];
 
 describe.each(await availableEngines())('FHIR search on %s', (engine) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(engine);
-    const entry = resources.map((resource) => ({ resource, request: { method: 'PUT', url: `${resource.resourceType}/${resource.id}` } }));
-    const response = await server.fhir('/', { method: 'POST', body: { resourceType: 'Bundle', type: 'transaction', entry } });
+    const entry = resources.map((resource) => ({
+      resource,
+      request: { method: 'PUT', url: `${resource.resourceType}/${resource.id}` },
+    }));
+    const response = await server.fhir('/', {
+      method: 'POST',
+      body: { resourceType: 'Bundle', type: 'transaction', entry },
+    });
     expect(response.status).toBe(200);
   });
   afterAll(() => server?.stop());
@@ -28,13 +93,18 @@ describe.each(await availableEngines())('FHIR search on %s', (engine) => {
     const response = await server.fhir(path);
     const bundle = await response.json();
     expect(response.status, JSON.stringify(bundle)).toBe(200);
-    return (bundle.entry ?? []).filter((e: { search: { mode: string } }) => e.search.mode === 'match').map((e: { resource: { id: string } }) => e.resource.id).sort();
+    return (bundle.entry ?? [])
+      .filter((e: { search: { mode: string } }) => e.search.mode === 'match')
+      .map((e: { resource: { id: string } }) => e.resource.id)
+      .sort();
   };
 
   it.each([
     ['string: prefix, case-insensitive', '/Patient?name=chalm', ['p1', 'p3']],
     ['string: accent-insensitive', '/Patient?family=muller', ['p2']],
     ['string: :exact', '/Patient?family:exact=Chalmers', ['p1']],
+    ['string: :exact is case-sensitive', '/Patient?family:exact=chalmers', []],
+    ['string: :exact is accent-sensitive', '/Patient?family:exact=Muller', []],
     ['string: :contains', '/Patient?family:contains=lmerss', ['p3']],
     ['string: address-city', '/Patient?address-city=boston', ['p2', 'p3']],
     ['token: code', '/Patient?gender=female', ['p2', 'p3']],
@@ -54,12 +124,20 @@ describe.each(await availableEngines())('FHIR search on %s', (engine) => {
     ['date: dateTime', '/Observation?date=2020-03-01', ['o1']],
     ['number: gt', '/RiskAssessment?probability=gt0.5', ['r2']],
     ['number: eq with implicit precision', '/RiskAssessment?probability=0.25', ['r1']],
-    ['quantity: value|system|code', '/Observation?value-quantity=70.5|http://unitsofmeasure.org|kg', ['o1']],
+    [
+      'quantity: value|system|code',
+      '/Observation?value-quantity=70.5|http://unitsofmeasure.org|kg',
+      ['o1'],
+    ],
     ['quantity: prefix and unit', '/Observation?value-quantity=gt100||cm', ['o2']],
     ['missing=true', '/Observation?value-quantity:missing=true', ['o3']],
     ['missing=false', '/Patient?active:missing=false', ['p1']],
     ['comma is OR', '/Patient?family=Müller,Chalmersson', ['p2', 'p3']],
-    ['repeated parameter is AND', '/Patient?address-city=boston&gender=female&birthdate=gt2000', ['p3']],
+    [
+      'repeated parameter is AND',
+      '/Patient?address-city=boston&gender=female&birthdate=gt2000',
+      ['p3'],
+    ],
     ['_id', '/Patient?_id=p1,p3', ['p1', 'p3']],
     ['_lastUpdated', '/Patient?_lastUpdated=gt2000-01-01', ['p1', 'p2', 'p3']],
   ])('%s', async (_name, path, want) => {
@@ -69,16 +147,27 @@ describe.each(await availableEngines())('FHIR search on %s', (engine) => {
   it('pages with _count and _offset, with total and links', async () => {
     const page = await (await server.fhir('/Patient?_count=2&_sort=birthdate')).json();
     expect(page.total).toBe(3);
-    expect(page.entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual(['p1', 'p2']);
-    const relations = Object.fromEntries(page.link.map((l: { relation: string; url: string }) => [l.relation, l.url]));
+    expect(page.entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual([
+      'p1',
+      'p2',
+    ]);
+    const relations = Object.fromEntries(
+      page.link.map((l: { relation: string; url: string }) => [l.relation, l.url]),
+    );
     expect(Object.keys(relations).sort()).toEqual(['first', 'last', 'next', 'self']);
-    const next = (await (await fetch(relations.next)).json()) as { entry: { resource: { id: string } }[] };
+    const next = (await (await fetch(relations.next)).json()) as {
+      entry: { resource: { id: string } }[];
+    };
     expect(next.entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual(['p3']);
   });
 
   it('sorts by several keys, - for descending', async () => {
     const bundle = await (await server.fhir('/Patient?_sort=gender,-birthdate')).json();
-    expect(bundle.entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual(['p3', 'p2', 'p1']);
+    expect(bundle.entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual([
+      'p3',
+      'p2',
+      'p1',
+    ]);
   });
 
   it('answers _summary=count with only the total, and _total=none without it', async () => {
@@ -98,14 +187,32 @@ describe.each(await availableEngines())('FHIR search on %s', (engine) => {
   });
 
   it('adds referenced resources with _include and referring ones with _revinclude', async () => {
-    const included = await (await server.fhir('/Observation?_id=o1&_include=Observation:subject')).json();
-    expect(included.entry.map((e: { resource: { id: string }; search: { mode: string } }) => `${e.search.mode}:${e.resource.id}`)).toEqual(['match:o1', 'include:p1']);
-    const revincluded = await (await server.fhir('/Patient?_id=p2&_revinclude=Observation:subject')).json();
-    expect(revincluded.entry.map((e: { resource: { id: string }; search: { mode: string } }) => `${e.search.mode}:${e.resource.id}`)).toEqual(['match:p2', 'include:o2']);
+    const included = await (
+      await server.fhir('/Observation?_id=o1&_include=Observation:subject')
+    ).json();
+    expect(
+      included.entry.map(
+        (e: { resource: { id: string }; search: { mode: string } }) =>
+          `${e.search.mode}:${e.resource.id}`,
+      ),
+    ).toEqual(['match:o1', 'include:p1']);
+    const revincluded = await (
+      await server.fhir('/Patient?_id=p2&_revinclude=Observation:subject')
+    ).json();
+    expect(
+      revincluded.entry.map(
+        (e: { resource: { id: string }; search: { mode: string } }) =>
+          `${e.search.mode}:${e.resource.id}`,
+      ),
+    ).toEqual(['match:p2', 'include:o2']);
   });
 
   it('searches by POST _search with a form body', async () => {
-    const response = await fetch(`${server.base}/Patient/_search`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'gender=male' });
+    const response = await fetch(`${server.base}/Patient/_search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'gender=male',
+    });
     const bundle = (await response.json()) as { entry: { resource: { id: string } }[] };
     expect(bundle.entry.map((e) => e.resource.id)).toEqual(['p1']);
   });
@@ -115,7 +222,11 @@ describe.each(await availableEngines())('FHIR search on %s', (engine) => {
     ['a malformed date', '/Patient?birthdate=1974-13-01', /birthdate/],
     ['an unknown prefix', '/Patient?birthdate=xx1974', /prefix/],
     ['a modifier that does not apply', '/Patient?gender:exact=male', /:exact does not apply/],
-    ['a composite parameter', '/Observation?code-value-quantity=x$1', /composite search parameters are not supported/],
+    [
+      'a composite parameter',
+      '/Observation?code-value-quantity=x$1',
+      /composite search parameters are not supported/,
+    ],
     ['full-text search', '/Patient?_content=x', /_content is not supported/],
     ['a bad _count', '/Patient?_count=-1', /_count/],
     ['an unknown _sort key', '/Patient?_sort=colour', /not a sortable/],

@@ -5,67 +5,88 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableEngines, createTestDatabase, type TestDatabase } from '../support/test-databases.js';
+import {
+  availableEngines,
+  createTestDatabase,
+  type TestDatabase,
+} from '../support/test-databases.js';
 
 const engines = await availableEngines();
 const CLIENTS = 8;
 const INCREMENTS_PER_CLIENT = 10;
 
-describe.runIf(engines.includes('postgres'))('two server processes on one PostgreSQL database', () => {
-  let database: TestDatabase;
-  const processes: ChildProcess[] = [];
-  const urls: string[] = [];
+describe.runIf(engines.includes('postgres'))(
+  'two server processes on one PostgreSQL database',
+  () => {
+    let database: TestDatabase;
+    const processes: ChildProcess[] = [];
+    const urls: string[] = [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    for (let i = 0; i < 2; i++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
-        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      processes.push(child);
-      urls.push(await listeningUrl(child));
-    }
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const child of processes) child.kill('SIGTERM');
-    await Promise.all(processes.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)));
-    await database?.drop();
-  });
-
-  it('loses no update under concurrent conditional updates', async () => {
-    const created = await fetch(`${urls[0]}/fhir/R4/Patient/counter`, {
-      method: 'PUT',
-      headers: { 'Content-Type': 'application/fhir+json' },
-      body: JSON.stringify({ resourceType: 'Patient', id: 'counter', multipleBirthInteger: 0 }),
-    });
-    expect(created.status).toBe(201);
-
-    let conflicts = 0;
-    const client = async (index: number) => {
-      const base = `${urls[index % 2]}/fhir/R4`;
-      for (let done = 0; done < INCREMENTS_PER_CLIENT; ) {
-        const read = await fetch(`${base}/Patient/counter`);
-        const patient = (await read.json()) as { multipleBirthInteger: number; meta: { versionId: string } };
-        const write = await fetch(`${base}/Patient/counter`, {
-          method: 'PUT',
-          headers: { 'Content-Type': 'application/fhir+json', 'If-Match': `W/"${patient.meta.versionId}"` },
-          body: JSON.stringify({ ...patient, multipleBirthInteger: patient.multipleBirthInteger + 1 }),
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      for (let i = 0; i < 2; i++) {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
+          env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url },
+          stdio: ['ignore', 'pipe', 'inherit'],
         });
-        if (write.status === 200) done++;
-        else if (write.status === 412 || write.status === 409) conflicts++;
-        else throw new Error(`unexpected ${write.status}: ${await write.text()}`);
+        processes.push(child);
+        urls.push(await listeningUrl(child));
       }
-    };
-    await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i)));
+    }, 60_000);
 
-    const final = (await (await fetch(`${urls[1]}/fhir/R4/Patient/counter`)).json()) as { multipleBirthInteger: number; meta: { versionId: string } };
-    expect(final.multipleBirthInteger).toBe(CLIENTS * INCREMENTS_PER_CLIENT);
-    expect(final.meta.versionId).toBe(String(CLIENTS * INCREMENTS_PER_CLIENT + 1));
-    expect(conflicts).toBeGreaterThan(0); // the clients really did race
-  }, 120_000);
-});
+    afterAll(async () => {
+      for (const child of processes) child.kill('SIGTERM');
+      await Promise.all(
+        processes.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)),
+      );
+      await database?.drop();
+    });
+
+    it('loses no update under concurrent conditional updates', async () => {
+      const created = await fetch(`${urls[0]}/fhir/R4/Patient/counter`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/fhir+json' },
+        body: JSON.stringify({ resourceType: 'Patient', id: 'counter', multipleBirthInteger: 0 }),
+      });
+      expect(created.status).toBe(201);
+
+      let conflicts = 0;
+      const client = async (index: number) => {
+        const base = `${urls[index % 2]}/fhir/R4`;
+        for (let done = 0; done < INCREMENTS_PER_CLIENT;) {
+          const read = await fetch(`${base}/Patient/counter`);
+          const patient = (await read.json()) as {
+            multipleBirthInteger: number;
+            meta: { versionId: string };
+          };
+          const write = await fetch(`${base}/Patient/counter`, {
+            method: 'PUT',
+            headers: {
+              'Content-Type': 'application/fhir+json',
+              'If-Match': `W/"${patient.meta.versionId}"`,
+            },
+            body: JSON.stringify({
+              ...patient,
+              multipleBirthInteger: patient.multipleBirthInteger + 1,
+            }),
+          });
+          if (write.status === 200) done++;
+          else if (write.status === 412 || write.status === 409) conflicts++;
+          else throw new Error(`unexpected ${write.status}: ${await write.text()}`);
+        }
+      };
+      await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i)));
+
+      const final = (await (await fetch(`${urls[1]}/fhir/R4/Patient/counter`)).json()) as {
+        multipleBirthInteger: number;
+        meta: { versionId: string };
+      };
+      expect(final.multipleBirthInteger).toBe(CLIENTS * INCREMENTS_PER_CLIENT);
+      expect(final.meta.versionId).toBe(String(CLIENTS * INCREMENTS_PER_CLIENT + 1));
+      expect(conflicts).toBeGreaterThan(0); // the clients really did race
+    }, 120_000);
+  },
+);
 
 async function listeningUrl(child: ChildProcess): Promise<string> {
   let output = '';

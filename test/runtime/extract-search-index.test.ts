@@ -146,21 +146,27 @@ function customDefinition(
 
 const cases: [string, { given: Resource | [Resource, ResourceSearchDefinition]; want: Want }][] = [
   [
-    'Patient names: every part, normalized, deduplicated across names',
+    'Patient names: every part, normalized and as written, deduplicated across names',
     {
       given: patient,
       want: {
         string: {
           name: [
-            { value: 'muller' },
-            { value: 'anna' },
-            { value: 'maria' },
-            { value: 'dr.' },
-            { value: 'schmidt' },
-            { value: 'anna schmidt' },
+            { value: 'muller', exact: 'Müller' },
+            { value: 'anna', exact: 'Anna' },
+            { value: 'maria', exact: 'Maria' },
+            { value: 'dr.', exact: 'Dr.' },
+            { value: 'schmidt', exact: 'Schmidt' },
+            { value: 'anna schmidt', exact: 'Anna Schmidt' },
           ],
-          family: [{ value: 'muller' }, { value: 'schmidt' }],
-          given: [{ value: 'anna' }, { value: 'maria' }],
+          family: [
+            { value: 'muller', exact: 'Müller' },
+            { value: 'schmidt', exact: 'Schmidt' },
+          ],
+          given: [
+            { value: 'anna', exact: 'Anna' },
+            { value: 'maria', exact: 'Maria' },
+          ],
         },
       },
     },
@@ -172,17 +178,20 @@ const cases: [string, { given: Resource | [Resource, ResourceSearchDefinition]; 
       want: {
         string: {
           address: [
-            { value: 'hauptstraße 5' },
-            { value: 'hinterhaus' },
-            { value: 'berlin' },
-            { value: '10115' },
-            { value: 'de' },
-            { value: 'zurich' },
-            { value: 'zh' },
-            { value: 'ch' },
+            { value: 'hauptstraße 5', exact: 'Hauptstraße 5' },
+            { value: 'hinterhaus', exact: 'Hinterhaus' },
+            { value: 'berlin', exact: 'Berlin' },
+            { value: '10115', exact: '10115' },
+            { value: 'de', exact: 'DE' },
+            { value: 'zurich', exact: 'Zürich' },
+            { value: 'zh', exact: 'ZH' },
+            { value: 'ch', exact: 'CH' },
           ],
-          'address-city': [{ value: 'berlin' }, { value: 'zurich' }],
-          'address-state': [{ value: 'zh' }],
+          'address-city': [
+            { value: 'berlin', exact: 'Berlin' },
+            { value: 'zurich', exact: 'Zürich' },
+          ],
+          'address-state': [{ value: 'zh', exact: 'ZH' }],
         },
       },
     },
@@ -315,7 +324,7 @@ const cases: [string, { given: Resource | [Resource, ResourceSearchDefinition]; 
           subject: [{ targetType: 'Group', targetId: 'g1', url: null }],
           patient: [],
         },
-        string: { 'value-string': [{ value: 'cheerful' }] },
+        string: { 'value-string': [{ value: 'cheerful', exact: 'Cheerful' }] },
         date: {
           date: [
             { start: '2024-01-05T00:00:00.000Z', end: '2024-01-06T00:00:00.000Z' },
@@ -339,7 +348,7 @@ const cases: [string, { given: Resource | [Resource, ResourceSearchDefinition]; 
         },
       },
       want: {
-        string: { 'value-string': [{ value: 'ex-smoker' }] },
+        string: { 'value-string': [{ value: 'ex-smoker', exact: 'Ex-Smoker' }] },
         token: {
           'value-concept': [
             { system: 'http://snomed.info/sct', value: '8517006', text: 'ex-smoker' },
@@ -410,7 +419,10 @@ const cases: [string, { given: Resource | [Resource, ResourceSearchDefinition]; 
           'onset-age': [{ value: 52, system: 'http://unitsofmeasure.org', unit: 'a' }],
           'abatement-age': [],
         },
-        string: { 'abatement-string': [{ value: 'in remission' }], 'onset-info': [] },
+        string: {
+          'abatement-string': [{ value: 'in remission', exact: 'In Remission' }],
+          'onset-info': [],
+        },
         date: {
           'recorded-date': [{ start: '2024-03-01T00:00:00.000Z', end: '2024-03-02T00:00:00.000Z' }],
           'onset-date': [],
@@ -495,15 +507,23 @@ const cases: [string, { given: Resource | [Resource, ResourceSearchDefinition]; 
         token: {
           identifier: [{ system: 'https://graphir.example/bots', value: 'triage', text: null }],
         },
-        string: { name: [{ value: 'triage bot' }] },
+        string: { name: [{ value: 'triage bot', exact: 'Triage Bot' }] },
       },
     },
   ],
   [
-    'InsurancePlan: a union of paths without the type in front',
+    'InsurancePlan: a union of paths without the type in front; spellings of one value are kept apart',
     {
       given: { resourceType: 'InsurancePlan', name: 'Gold Plan', alias: ['Gold', 'GOLD plan'] },
-      want: { string: { name: [{ value: 'gold plan' }, { value: 'gold' }] } },
+      want: {
+        string: {
+          name: [
+            { value: 'gold plan', exact: 'Gold Plan' },
+            { value: 'gold', exact: 'Gold' },
+            { value: 'gold plan', exact: 'GOLD plan' },
+          ],
+        },
+      },
     },
   ],
   [
@@ -595,7 +615,7 @@ const cases: [string, { given: Resource | [Resource, ResourceSearchDefinition]; 
         token: {
           named: [{ system: 'https://graphir.example/bots', value: 'triage', text: null }],
         },
-        string: { upper: [{ value: 'triage bot' }] },
+        string: { upper: [{ value: 'triage bot', exact: 'TRIAGE BOT' }] },
       },
     },
   ],
@@ -612,7 +632,14 @@ const cases: [string, { given: Resource | [Resource, ResourceSearchDefinition]; 
         }),
       ],
       want: {
-        string: { single: [], unparsable: [], family: [{ value: 'muller' }, { value: 'schmidt' }] },
+        string: {
+          single: [],
+          unparsable: [],
+          family: [
+            { value: 'muller', exact: 'Müller' },
+            { value: 'schmidt', exact: 'Schmidt' },
+          ],
+        },
         reference: { resolved: [] },
       },
     },

@@ -3,7 +3,7 @@
  * GRAPHIR_TEST_DATABASE_URL is set (in a fresh schema, dropped afterwards). The data set is
  * inserted by hand, index rows included, so these tests depend only on the SQL builders.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,10 +22,12 @@ import {
   type SqlQuery,
 } from '../../runtime/store/search-sql.js';
 
-const MIGRATION = readFileSync(
-  new URL('../../runtime/store/migrations/001-resources.sql', import.meta.url),
-  'utf8',
-);
+/** Every migration, in name order, as the server applies them. */
+const MIGRATIONS_DIR = new URL('../../runtime/store/migrations/', import.meta.url);
+const MIGRATIONS = readdirSync(MIGRATIONS_DIR)
+  .filter((name) => name.endsWith('.sql'))
+  .sort()
+  .map((name) => readFileSync(new URL(name, MIGRATIONS_DIR), 'utf8'));
 
 type Row = Record<string, unknown>;
 
@@ -36,7 +38,7 @@ interface TestDatabase {
 
 async function openPglite(): Promise<TestDatabase> {
   const db = await PGlite.create();
-  await db.exec(MIGRATION);
+  for (const migration of MIGRATIONS) await db.exec(migration);
   return {
     query: async ({ text, values }) => (await db.query<Row>(text, [...values])).rows,
     close: () => db.close(),
@@ -49,7 +51,7 @@ async function openPostgres(url: string): Promise<TestDatabase> {
   const schema = `search_sql_test_${process.pid}_${Date.now()}`;
   await client.query(`CREATE SCHEMA ${schema}`);
   await client.query(`SET search_path TO ${schema}`);
-  await client.query(MIGRATION);
+  for (const migration of MIGRATIONS) await client.query(migration);
   return {
     query: async ({ text, values }) => (await client.query<Row>(text, [...values])).rows,
     close: async () => {
@@ -74,7 +76,8 @@ interface Seed {
   id: string;
   lastUpdated: string;
   deleted?: boolean;
-  string?: [code: string, value: string][];
+  /** value is the normalized text, exact the text as written. */
+  string?: [code: string, value: string, exact: string][];
   token?: [code: string, system: string | null, value: string | null, text: string | null][];
   reference?: [code: string, type: string | null, id: string | null, url: string | null][];
   date?: [code: string, start: string | null, end: string | null][];
@@ -94,10 +97,10 @@ const PATIENTS: Seed[] = [
     id: 'pat-eve',
     lastUpdated: '2024-01-01T00:00:00Z',
     string: [
-      ['name', 'eve'],
-      ['name', 'everywoman'],
-      ['given', 'eve'],
-      ['family', 'everywoman'],
+      ['name', 'eve', 'Eve'],
+      ['name', 'everywoman', 'Everywoman'],
+      ['given', 'eve', 'Eve'],
+      ['family', 'everywoman', 'Everywoman'],
     ],
     token: [
       ['gender', GENDER, 'female', 'female'],
@@ -115,9 +118,9 @@ const PATIENTS: Seed[] = [
     id: 'pat-jose',
     lastUpdated: '2024-01-02T00:00:00Z',
     string: [
-      ['name', 'jose'],
-      ['name', 'nunez'],
-      ['family', 'nunez'],
+      ['name', 'jose', 'José'],
+      ['name', 'nunez', 'Núñez'],
+      ['family', 'nunez', 'Núñez'],
     ],
     token: [
       ['gender', GENDER, 'male', 'male'],
@@ -133,9 +136,9 @@ const PATIENTS: Seed[] = [
     id: 'pat-meta',
     lastUpdated: '2024-01-03T00:00:00Z',
     string: [
-      ['name', "o'brien"],
-      ['name', '50%_\\off'],
-      ['name', INJECTION.toLowerCase()],
+      ['name', "o'brien", "O'Brien"],
+      ['name', '50%_\\off', '50%_\\off'],
+      ['name', INJECTION.toLowerCase(), INJECTION],
     ],
     token: [['gender', GENDER, 'other', 'other']],
     date: [['birthdate', '2000-02-29T00:00:00Z', '2000-03-01T00:00:00Z']],
@@ -145,9 +148,9 @@ const PATIENTS: Seed[] = [
     id: 'pat-plain',
     lastUpdated: '2024-01-04T00:00:00Z',
     string: [
-      ['name', '500 off'],
-      ['name', '50a0bc'],
-      ['name', '5xyz'],
+      ['name', '500 off', '500 off'],
+      ['name', '50a0bc', '50a0bc'],
+      ['name', '5xyz', '5xyz'],
     ],
     token: [['gender', GENDER, 'female', 'female']],
     date: [['birthdate', '1980-05-01T00:00:00Z', '1980-06-01T00:00:00Z']],
@@ -156,7 +159,7 @@ const PATIENTS: Seed[] = [
     type: 'Patient',
     id: 'pat-nobirth',
     lastUpdated: '2024-01-05T00:00:00Z',
-    string: [['name', 'nobody']],
+    string: [['name', 'nobody', 'Nobody']],
     token: [['identifier', 'urn:other', '123', null]],
   },
   // Deleted: its (stale) index rows match many criteria, yet it must never be found.
@@ -165,7 +168,7 @@ const PATIENTS: Seed[] = [
     id: 'pat-deleted',
     lastUpdated: '2024-01-06T00:00:00Z',
     deleted: true,
-    string: [['name', 'eve']],
+    string: [['name', 'eve', 'Eve']],
     token: [['gender', GENDER, 'female', 'female']],
     date: [['birthdate', '1980-05-14T00:00:00Z', '1980-05-15T00:00:00Z']],
   },
@@ -260,8 +263,8 @@ const OTHERS: Seed[] = [
   { type: 'Group', id: 'pat-eve', lastUpdated: '2024-04-02T00:00:00Z' },
   // Another project, with ids that also exist in p1: none of it may ever show in p1.
   ...[
-    { type: 'Patient', id: 'pat-eve', string: [['name', 'eve']] },
-    { type: 'Patient', id: 'pat-p2', string: [['name', 'eve']] },
+    { type: 'Patient', id: 'pat-eve', string: [['name', 'eve', 'Eve']] },
+    { type: 'Patient', id: 'pat-p2', string: [['name', 'eve', 'Eve']] },
     { type: 'Practitioner', id: 'dr1' },
     {
       type: 'Observation',
@@ -273,7 +276,7 @@ const OTHERS: Seed[] = [
 ];
 
 const INDEX_COLUMNS = {
-  string: ['value'],
+  string: ['value', 'exact'],
   token: ['system', 'value', 'text'],
   reference: ['target_type', 'target_id', 'url'],
   date: ['start_at', 'end_at'],
@@ -347,8 +350,21 @@ const PATIENT_CASES: MatchCase[] = [
   ['name=x', []],
   ['name:contains=rywo', ['pat-eve']],
   ['name:contains=ÑE', ['pat-jose']],
+  // string:exact: the text as written, case- and accent-sensitive
   ['name:exact=Eve', ['pat-eve']],
   ['name:exact=Ev', []],
+  ['name:exact=eve', []],
+  ['name:exact=EVE', []],
+  ['name:exact=Everywoman', ['pat-eve']],
+  ['name:exact=José', ['pat-jose']],
+  ['name:exact=Jose', []],
+  ['name:exact=jose', []],
+  ['name:exact=Núñez', ['pat-jose']],
+  ['name:exact=Nunez', []],
+  ['name:exact=núñez', []],
+  ['name:exact=Eve,José', ['pat-eve', 'pat-jose']],
+  ['given:exact=Eve', ['pat-eve']],
+  ['family:exact=Eve', []],
   ['family:missing=true', ['pat-meta', 'pat-nobirth', 'pat-plain']],
   ['family:missing=false', ['pat-eve', 'pat-jose']],
   // OR within a value, AND across criteria
@@ -369,6 +385,8 @@ const PATIENT_CASES: MatchCase[] = [
   [`name:exact=${INJECTION}`, ['pat-meta']],
   [`name:contains=${INJECTION}`, ['pat-meta']],
   ["name:exact=O'Brien", ['pat-meta']],
+  ["name:exact=o'brien", []],
+  [`name:exact=${INJECTION.toLowerCase()}`, []],
   [`gender=${INJECTION}`, []],
   // token
   ['gender=female', ['pat-eve', 'pat-plain']],

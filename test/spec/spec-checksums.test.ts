@@ -4,10 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 const readme = readFileSync('spec/README.md', 'utf8');
 const listed = new Map(
-  [...readme.matchAll(/^\|\s*([\w/.-]+\.json)\s*\|\s*([0-9a-f]{64})\s*\|/gm)].map(([, file, sha]) => [
-    file,
-    sha,
-  ]),
+  [...readme.matchAll(/^\|\s*([\w/.-]+\.json)\s*\|\s*([0-9a-f]{64})\s*\|/gm)].map(
+    ([, file, sha]) => [file, sha],
+  ),
 );
 const files = readdirSync('spec', { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.json'))

@@ -50,7 +50,9 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
     url,
     drop: async () => {
       await db.close();
-      await withAdmin(adminUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await withAdmin(adminUrl, (admin) =>
+        admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      );
     },
   };
 }
@@ -63,7 +65,10 @@ function postgresUrl(): Promise<string | undefined> {
       await withAdmin(url, (admin) => admin.query('SELECT 1'));
       return url;
     } catch (error) {
-      if (configuredUrl) throw new Error(`GRAPHIR_TEST_DATABASE_URL=${configuredUrl} does not answer: ${(error as Error).message}`);
+      if (configuredUrl)
+        throw new Error(
+          `GRAPHIR_TEST_DATABASE_URL=${configuredUrl} does not answer: ${(error as Error).message}`,
+        );
       return undefined;
     }
   })();

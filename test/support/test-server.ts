@@ -10,11 +10,17 @@ export interface TestServer extends RunningServer {
   readonly base: string;
   readonly database: TestDatabase;
   /** fetch relative to the FHIR base, with FHIR JSON bodies. */
-  fhir(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<FhirResponse>;
+  fhir(
+    path: string,
+    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<FhirResponse>;
   stop(): Promise<void>;
 }
 
-export async function startTestServer(engine: Engine, env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+export async function startTestServer(
+  engine: Engine,
+  env: NodeJS.ProcessEnv = {},
+): Promise<TestServer> {
   const database = await createTestDatabase(engine);
   const config: Config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
   const server = await startServer(config, { db: database.db });
@@ -26,8 +32,16 @@ export async function startTestServer(engine: Engine, env: NodeJS.ProcessEnv = {
     fhir: (path, init = {}) =>
       fetch(`${base}${path}`, {
         method: init.method ?? 'GET',
-        headers: { ...(init.body === undefined ? {} : { 'Content-Type': 'application/fhir+json' }), ...init.headers },
-        body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+        headers: {
+          ...(init.body === undefined ? {} : { 'Content-Type': 'application/fhir+json' }),
+          ...init.headers,
+        },
+        body:
+          init.body === undefined
+            ? undefined
+            : typeof init.body === 'string'
+              ? init.body
+              : JSON.stringify(init.body),
       }),
     stop: async () => {
       await server.close();
