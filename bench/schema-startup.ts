@@ -64,12 +64,12 @@ function schemaReady(): { ms: number; heap: number } {
   return JSON.parse(out);
 }
 
-/** `node dist/runtime/main.js` on a free port: time from spawn until /healthz answers 200. */
-async function firstHealthz(): Promise<{ ms: number; rss: number }> {
+/** `node dist/runtime/main.js` on a free port, on PGlite in `dataDir`: time from spawn until /healthz answers 200. */
+async function firstHealthz(dataDir: string): Promise<{ ms: number; rss: number }> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const spawned = performance.now();
   const child = spawn(process.execPath, ['dist/runtime/main.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '' },
     stdio: 'ignore',
   });
   try {
