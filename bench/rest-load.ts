@@ -7,10 +7,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../runtime/config.js';
-import { openDatabase, type Database } from '../runtime/store/database.js';
-import { startServer } from '../runtime/server.js';
-import { availableEngines, createTestDatabase } from '../test/support/test-databases.js';
+import { openDatabase } from '../runtime/store/database.js';
+import { migrate } from '../runtime/store/migrate.js';
+import {
+  availableEngines,
+  createTestDatabase,
+  type Engine,
+  type TestDatabase,
+} from '../test/support/test-databases.js';
+import { startTestServer } from '../test/support/test-server.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -28,16 +33,19 @@ const SEARCH_QUERIES: Record<string, (i: number) => string> = {
 };
 
 for (const engine of await availableEngines()) {
-  const { db, cleanup } = await openBenchDatabase(engine);
-  const server = await startServer(loadConfig({ PORT: '0', HOST: '127.0.0.1' }), { db });
-  const base = `${server.url}/fhir/R4`;
+  const server = await startTestServer(engine, {}, await openBenchDatabase(engine));
+  const { base } = server;
+  const headers = {
+    'Content-Type': 'application/fhir+json',
+    Authorization: `Bearer ${server.project.token}`,
+  };
   try {
     const started = performance.now();
     let loaded = 0;
     for (const bundle of transactionBundles(PATIENTS, BUNDLE_SIZE)) {
       const response = await fetch(base, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/fhir+json' },
+        headers,
         body: JSON.stringify(bundle),
       });
       if (response.status !== 200)
@@ -53,7 +61,7 @@ for (const engine of await availableEngines()) {
       const times: number[] = [];
       for (let i = 0; i < SEARCHES; i++) {
         const t0 = performance.now();
-        const response = await fetch(`${base}/${query(i)}`);
+        const response = await fetch(`${base}/${query(i)}`, { headers });
         await response.arrayBuffer();
         if (response.status !== 200) throw new Error(`search failed: ${response.status}`);
         times.push(performance.now() - t0);
@@ -63,26 +71,22 @@ for (const engine of await availableEngines()) {
       );
     }
   } finally {
-    await server.close();
-    await cleanup();
+    await server.stop();
   }
 }
 console.log(
   'Medplum, same data set and kind of machine: 87 resources/s through transaction Bundles.',
 );
 
-async function openBenchDatabase(
-  engine: 'pglite' | 'postgres',
-): Promise<{ db: Database; cleanup(): Promise<void> }> {
-  if (engine === 'postgres') {
-    const test = await createTestDatabase('postgres');
-    return { db: test.db, cleanup: test.drop };
-  }
+/** PostgreSQL: a fresh database on the server; PGlite: on disk in a temporary DATA_DIR, as `npm start` runs it. */
+async function openBenchDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'postgres') return createTestDatabase('postgres');
   const dir = mkdtempSync(join(tmpdir(), 'graphir-bench-'));
   const db = await openDatabase({ dataDir: dir });
+  await migrate(db);
   return {
     db,
-    cleanup: async () => {
+    drop: async () => {
       await db.close();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -69,7 +69,13 @@ async function firstHealthz(dataDir: string): Promise<{ ms: number; rss: number 
   const port = 20000 + Math.floor(Math.random() * 20000);
   const spawned = performance.now();
   const child = spawn(process.execPath, ['dist/runtime/main.js'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+    },
     stdio: 'ignore',
   });
   try {

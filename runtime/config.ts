@@ -9,9 +9,17 @@ export interface Config {
   /** Page size of a search without `_count`, and the largest `_count` honoured. */
   readonly defaultPageSize: number;
   readonly maxPageSize: number;
+  readonly rootClientId?: string;
+  readonly rootClientSecret?: string;
+  readonly tokenLifetimeSeconds: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const rootId = env.GRAPHIR_ROOT_CLIENT_ID || undefined;
+  const rootSecret = env.GRAPHIR_ROOT_CLIENT_SECRET || undefined;
+  if (Boolean(rootId) !== Boolean(rootSecret)) {
+    throw new Error('Set both GRAPHIR_ROOT_CLIENT_ID and GRAPHIR_ROOT_CLIENT_SECRET, or neither');
+  }
   return {
     port: integer('PORT', env.PORT ?? '8080', 0, 65535),
     host: env.HOST ?? '0.0.0.0',
@@ -30,6 +38,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       10_000,
     ),
     maxPageSize: integer('GRAPHIR_MAX_PAGE_SIZE', env.GRAPHIR_MAX_PAGE_SIZE ?? '1000', 1, 10_000),
+    ...(rootId && rootSecret ? { rootClientId: rootId, rootClientSecret: rootSecret } : {}),
+    tokenLifetimeSeconds: integer(
+      'GRAPHIR_TOKEN_LIFETIME_SECONDS',
+      env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',
+      1,
+      86_400 * 30,
+    ),
   };
 }
 

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { ClientRegistry } from './access/client-registry.js';
+import { TokenService } from './access/token-service.js';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { buildExecutableSchema } from './graphql/build-executable-schema.js';
@@ -33,7 +35,19 @@ export async function startServer(
   await migrate(db);
   const store = new ResourceStore(db);
   await store.statistics.analyze();
-  const server = createApp({ config, schema, store }).listen(config.port, config.host);
+  const clients = new ClientRegistry(db);
+  const root = await clients.ensureRootClient(config.rootClientId, config.rootClientSecret);
+  if (root) {
+    // Printed once: the store keeps only the secret's hash.
+    console.log(
+      `Created the root client. client_id=${root.clientId} client_secret=${root.clientSecret} (shown once; keep it safe)`,
+    );
+  }
+  const tokens = await TokenService.open(db, config.tokenLifetimeSeconds);
+  const server = createApp({ config, schema, store, clients, tokens }).listen(
+    config.port,
+    config.host,
+  );
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

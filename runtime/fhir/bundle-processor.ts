@@ -16,6 +16,7 @@ import {
   type WriteResult,
 } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
+import type { Interaction } from '../access/scopes.js';
 import { conditionalCreate } from './conditional-create.js';
 import { searchBundle } from './search-bundle.js';
 import { parseSearchRequest, type SearchLimits } from './search-request.js';
@@ -25,6 +26,8 @@ export interface BundleContext {
   readonly projectId: string;
   readonly base: string;
   readonly limits: SearchLimits;
+  /** Throws (403) unless the caller may do `interaction` on `resourceType`. */
+  readonly authorize: (resourceType: string, interaction: Interaction) => void;
 }
 
 interface BundleEntry {
@@ -88,7 +91,9 @@ async function transaction(
   entries: readonly BundleEntry[],
   context: BundleContext,
 ): Promise<FhirResource> {
-  const parsed = entries.map((entry, index) => atEntry(index, () => parseEntry(entry)));
+  const parsed = entries.map((entry, index) =>
+    atEntry(index, () => authorizeEntry(parseEntry(entry), context)),
+  );
   rewriteReferences(parsed, referenceMap(entries, parsed));
   const responses = await context.store.db.transaction(async (tx) => {
     const results = new Map<number, object>();
@@ -156,7 +161,7 @@ async function batch(
   const responses = [];
   for (const [index, entry] of entries.entries()) {
     try {
-      const parsed = atEntry(index, () => parseEntry(entry));
+      const parsed = atEntry(index, () => authorizeEntry(parseEntry(entry), context));
       if (parsed.method === 'GET') {
         responses.push(await readEntry(parsed.url, context, context.store.db));
       } else if (parsed.method === 'POST' && parsed.ifNoneExist) {
@@ -243,6 +248,28 @@ function parseEntry(entry: BundleEntry): ParsedEntry {
     `request.method ${method} is not supported (GET, POST, PUT, DELETE are)`,
     'request.method',
   );
+}
+
+/** Every entry is checked against the token's scopes before anything is written. */
+function authorizeEntry(entry: ParsedEntry, context: BundleContext): ParsedEntry {
+  switch (entry.method) {
+    case 'POST':
+      context.authorize(entry.resourceType, 'c');
+      if (entry.ifNoneExist) context.authorize(entry.resourceType, 's');
+      break;
+    case 'PUT':
+      context.authorize(entry.resourceType, 'u');
+      break;
+    case 'DELETE':
+      context.authorize(entry.resourceType, 'd');
+      break;
+    case 'GET': {
+      const [resourceType, id] = entry.url.split('?', 1)[0].split('/');
+      context.authorize(resourceType, id === undefined ? 's' : 'r');
+      break;
+    }
+  }
+  return entry;
 }
 
 function required(id: string | undefined, method: string): string {

@@ -8,7 +8,8 @@ export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 export function jsonBodyParser(limit: number): Middleware {
   return bodyParser({
     enableTypes: ['json', 'form'],
-    extendTypes: { json: ['application/fhir+json'] },
+    // extendTypes replaces the defaults, so application/json is named again.
+    extendTypes: { json: ['application/json', 'application/fhir+json'] },
     jsonLimit: limit,
     formLimit: limit,
     encoding: 'utf-8',

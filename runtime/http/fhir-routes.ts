@@ -14,7 +14,9 @@ import { parseSearchRequest, type SearchLimits } from '../fhir/search-request.js
 import type { FhirResource } from '../graphql/graphql-context.js';
 import type { ResourceStore, WriteResult } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
+import type { Interaction } from '../access/scopes.js';
 import { FHIR_JSON, resourceBody } from './fhir-body.js';
+import { accessOf, authorize, projectOf } from './require-token.js';
 import { fhirError, informational } from './fhir-error.js';
 
 export const FHIR_BASE = '/fhir/R4';
@@ -22,27 +24,25 @@ export const FHIR_BASE = '/fhir/R4';
 export interface FhirRouteOptions {
   readonly store: ResourceStore;
   readonly limits: SearchLimits;
-  /** The caller's project. Until access control lands, every request uses the default project. */
-  readonly projectOf: (ctx: Context) => string;
 }
 
-export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Router {
+/** Everything under the base but `metadata` sits behind requireToken (app.ts). */
+export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
   const router = new Router({ prefix: FHIR_BASE });
   const base = (ctx: Context) => `${ctx.protocol}://${ctx.host}${FHIR_BASE}`;
 
   router.get('/metadata', (ctx) => send(ctx, 200, capabilityStatement(base(ctx))));
 
   router.post('/', async (ctx) => {
-    send(
-      ctx,
-      200,
-      await processBundle(resourceBody(ctx), {
-        store,
-        projectId: projectOf(ctx),
-        base: base(ctx),
-        limits,
-      }),
-    );
+    const access = accessOf(ctx);
+    const context = {
+      store,
+      projectId: projectOf(ctx),
+      base: base(ctx),
+      limits,
+      authorize: (type: string, interaction: Interaction) => authorize(access, type, interaction),
+    };
+    send(ctx, 200, await processBundle(resourceBody(ctx), context));
   });
 
   router.get('/:type', async (ctx) => searchType(ctx, ctx.URL.searchParams));
@@ -55,9 +55,10 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
   });
 
   router.post('/:type', async (ctx) => {
-    const resourceType = knownType(ctx.params.type);
+    const resourceType = allowed(ctx, ctx.params.type, 'c');
     const resource = bodyOf(ctx, resourceType);
     const ifNoneExist = ctx.get('If-None-Exist');
+    if (ifNoneExist) authorize(accessOf(ctx), resourceType, 's');
     const projectId = projectOf(ctx);
     const result = ifNoneExist
       ? await conditionalCreate(store, projectId, resource, ifNoneExist, limits)
@@ -66,12 +67,16 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
   });
 
   router.get('/:type/:id', async (ctx) => {
-    const resource = await store.read(projectOf(ctx), knownType(ctx.params.type), ctx.params.id);
+    const resource = await store.read(
+      projectOf(ctx),
+      allowed(ctx, ctx.params.type, 'r'),
+      ctx.params.id,
+    );
     sendResource(ctx, 200, resource);
   });
 
   router.put('/:type/:id', async (ctx) => {
-    const resourceType = knownType(ctx.params.type);
+    const resourceType = allowed(ctx, ctx.params.type, 'u');
     const resource = bodyOf(ctx, resourceType);
     const ifMatch = ctx.get('If-Match') || undefined;
     const [result] = await store.write(projectOf(ctx), [
@@ -81,7 +86,7 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
   });
 
   router.delete('/:type/:id', async (ctx) => {
-    const resourceType = knownType(ctx.params.type);
+    const resourceType = allowed(ctx, ctx.params.type, 'd');
     const ifMatch = ctx.get('If-Match') || undefined;
     await store.write(projectOf(ctx), [
       { kind: 'delete', resourceType, id: ctx.params.id, ifMatch },
@@ -90,7 +95,7 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
   });
 
   router.get('/:type/:id/_history', async (ctx) => {
-    const resourceType = knownType(ctx.params.type);
+    const resourceType = allowed(ctx, ctx.params.type, 'r');
     const versions = await store.history(projectOf(ctx), resourceType, ctx.params.id);
     send(ctx, 200, {
       resourceType: 'Bundle',
@@ -113,7 +118,7 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
   });
 
   router.get('/:type/:id/_history/:vid', async (ctx) => {
-    const resourceType = knownType(ctx.params.type);
+    const resourceType = allowed(ctx, ctx.params.type, 'r');
     const [version] = await store.history(
       projectOf(ctx),
       resourceType,
@@ -130,9 +135,15 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
   });
 
   async function searchType(ctx: Context, query: URLSearchParams): Promise<void> {
-    const resourceType = knownType(ctx.params.type);
+    const resourceType = allowed(ctx, ctx.params.type, 's');
     const request = parseSearchRequest(resourceType, query, limits);
-    const result = await searchResources(store.db, projectOf(ctx), resourceType, request);
+    const access = accessOf(ctx);
+    const found = await searchResources(store.db, projectOf(ctx), resourceType, request);
+    // Included resources of types the token may not read are left out, never shown.
+    const result = {
+      ...found,
+      included: found.included.filter((r) => access.scopes.allows(r.resourceType, 'r')),
+    };
     send(
       ctx,
       200,
@@ -148,9 +159,12 @@ export function fhirRoutes({ store, limits, projectOf }: FhirRouteOptions): Rout
   return router;
 }
 
-function knownType(type: string): string {
-  if (!searchableTypes.has(type))
+/** A known resource type whose `interaction` the token allows: else 404, or 403. */
+function allowed(ctx: Context, type: string, interaction: Interaction): string {
+  if (!searchableTypes.has(type)) {
     throw fhirError(404, 'not-found', `${type} is not a resource type this server knows`);
+  }
+  authorize(accessOf(ctx), type, interaction);
   return type;
 }
 

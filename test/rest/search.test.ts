@@ -155,7 +155,9 @@ describe.each(await availableEngines())('FHIR search on %s', (engine) => {
       page.link.map((l: { relation: string; url: string }) => [l.relation, l.url]),
     );
     expect(Object.keys(relations).sort()).toEqual(['first', 'last', 'next', 'self']);
-    const next = (await (await fetch(relations.next)).json()) as {
+    const next = (await (
+      await fetch(relations.next, { headers: { Authorization: `Bearer ${server.project.token}` } })
+    ).json()) as {
       entry: { resource: { id: string } }[];
     };
     expect(next.entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual(['p3']);
@@ -210,7 +212,10 @@ describe.each(await availableEngines())('FHIR search on %s', (engine) => {
   it('searches by POST _search with a form body', async () => {
     const response = await fetch(`${server.base}/Patient/_search`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Bearer ${server.project.token}`,
+      },
       body: 'gender=male',
     });
     const bundle = (await response.json()) as { entry: { resource: { id: string } }[] };

@@ -1,6 +1,7 @@
 /**
  * Two server processes on one PostgreSQL database, many clients updating one resource with
- * If-Match (read, increment, write; retry on 412): every increment must survive.
+ * If-Match (read, increment, write; retry on 412): every increment must survive. The project is
+ * made through one process and its token used on both: signing keys live in the store.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,6 +13,7 @@ import {
 } from '../support/test-databases.js';
 
 const engines = await availableEngines();
+const ROOT = { id: 'two-process-root', secret: 'two-process-secret' };
 const CLIENTS = 8;
 const INCREMENTS_PER_CLIENT = 10;
 
@@ -26,7 +28,14 @@ describe.runIf(engines.includes('postgres'))(
       database = await createTestDatabase('postgres');
       for (let i = 0; i < 2; i++) {
         const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
-          env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database.url },
+          env: {
+            ...process.env,
+            PORT: '0',
+            HOST: '127.0.0.1',
+            DATABASE_URL: database.url,
+            GRAPHIR_ROOT_CLIENT_ID: ROOT.id,
+            GRAPHIR_ROOT_CLIENT_SECRET: ROOT.secret,
+          },
           stdio: ['ignore', 'pipe', 'inherit'],
         });
         processes.push(child);
@@ -43,28 +52,38 @@ describe.runIf(engines.includes('postgres'))(
     });
 
     it('loses no update under concurrent conditional updates', async () => {
+      const rootToken = await token(urls[0], ROOT.id, ROOT.secret);
+      const project = await fetch(`${urls[0]}/admin/projects`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootToken}` },
+        body: JSON.stringify({ name: 'Counter' }),
+      });
+      const { clientId, clientSecret } = (await project.json()) as {
+        clientId: string;
+        clientSecret: string;
+      };
+      const bearer = `Bearer ${await token(urls[1], clientId, clientSecret)}`;
+      const headers = { 'Content-Type': 'application/fhir+json', Authorization: bearer };
+
       const created = await fetch(`${urls[0]}/fhir/R4/Patient/counter`, {
         method: 'PUT',
-        headers: { 'Content-Type': 'application/fhir+json' },
+        headers,
         body: JSON.stringify({ resourceType: 'Patient', id: 'counter', multipleBirthInteger: 0 }),
       });
-      expect(created.status).toBe(201);
+      expect(created.status, await created.clone().text()).toBe(201);
 
       let conflicts = 0;
       const client = async (index: number) => {
         const base = `${urls[index % 2]}/fhir/R4`;
         for (let done = 0; done < INCREMENTS_PER_CLIENT;) {
-          const read = await fetch(`${base}/Patient/counter`);
+          const read = await fetch(`${base}/Patient/counter`, { headers });
           const patient = (await read.json()) as {
             multipleBirthInteger: number;
             meta: { versionId: string };
           };
           const write = await fetch(`${base}/Patient/counter`, {
             method: 'PUT',
-            headers: {
-              'Content-Type': 'application/fhir+json',
-              'If-Match': `W/"${patient.meta.versionId}"`,
-            },
+            headers: { ...headers, 'If-Match': `W/"${patient.meta.versionId}"` },
             body: JSON.stringify({
               ...patient,
               multipleBirthInteger: patient.multipleBirthInteger + 1,
@@ -77,7 +96,9 @@ describe.runIf(engines.includes('postgres'))(
       };
       await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i)));
 
-      const final = (await (await fetch(`${urls[1]}/fhir/R4/Patient/counter`)).json()) as {
+      const final = (await (
+        await fetch(`${urls[1]}/fhir/R4/Patient/counter`, { headers })
+      ).json()) as {
         multipleBirthInteger: number;
         meta: { versionId: string };
       };
@@ -87,6 +108,16 @@ describe.runIf(engines.includes('postgres'))(
     }, 120_000);
   },
 );
+
+async function token(url: string, clientId: string, clientSecret: string): Promise<string> {
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: clientSecret,
+  });
+  const response = await fetch(`${url}/oauth2/token`, { method: 'POST', body: form });
+  return ((await response.json()) as { access_token: string }).access_token;
+}
 
 async function listeningUrl(child: ChildProcess): Promise<string> {
   let output = '';

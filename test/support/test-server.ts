@@ -1,51 +1,133 @@
-/** A real Graphir server on a free port, over a test database, for tests that speak HTTP. */
+/**
+ * A real Graphir server on a free port, over a test database, for tests that speak HTTP. It
+ * starts with a known root client and makes one project whose token `fhir()` sends.
+ */
 import { loadConfig, type Config } from '../../runtime/config.js';
 import { startServer, type RunningServer } from '../../runtime/server.js';
 import { createTestDatabase, type Engine, type TestDatabase } from './test-databases.js';
 
+export const ROOT_CLIENT = { id: 'test-root', secret: 'test-root-secret' };
+
 /** Test code reads FHIR JSON of many shapes: `json()` is untyped here on purpose. */
 export type FhirResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
+export interface RequestInit {
+  method?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Defaults to the test project's token; `null` sends none. */
+  token?: string | null;
+}
+
+export interface Project {
+  readonly projectId: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly token: string;
+}
 
 export interface TestServer extends RunningServer {
   readonly base: string;
   readonly database: TestDatabase;
-  /** fetch relative to the FHIR base, with FHIR JSON bodies. */
-  fhir(
-    path: string,
-    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
-  ): Promise<FhirResponse>;
+  /** The project `fhir()` works in. */
+  readonly project: Project;
+  rootToken(): Promise<string>;
+  /** A new project through the admin API, with a token of its first client. */
+  createProject(name?: string): Promise<Project>;
+  /** A token by client credentials; throws when the server refuses. */
+  token(clientId: string, clientSecret: string, scope?: string): Promise<string>;
+  /** fetch relative to the FHIR base, with FHIR JSON bodies and a bearer token. */
+  fhir(path: string, init?: RequestInit): Promise<FhirResponse>;
+  /** fetch relative to the server root (admin API, /oauth2/token), JSON bodies. */
+  call(path: string, init?: RequestInit): Promise<FhirResponse>;
   stop(): Promise<void>;
 }
 
+/** `database`: one the caller opened (benchmarks use PGlite on disk); by default a fresh test database. */
 export async function startTestServer(
   engine: Engine,
   env: NodeJS.ProcessEnv = {},
+  database?: TestDatabase,
 ): Promise<TestServer> {
-  const database = await createTestDatabase(engine);
-  const config: Config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...env });
+  database ??= await createTestDatabase(engine);
+  const config: Config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
+    GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
+    ...env,
+  });
   const server = await startServer(config, { db: database.db });
   const base = `${server.url}/fhir/R4`;
+  const send = (
+    url: string,
+    init: RequestInit,
+    contentType: string,
+    token: string | null | undefined,
+  ) =>
+    fetch(url, {
+      method: init.method ?? 'GET',
+      headers: {
+        ...(init.body === undefined ? {} : { 'Content-Type': contentType }),
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...init.headers,
+      },
+      body:
+        init.body === undefined
+          ? undefined
+          : typeof init.body === 'string'
+            ? init.body
+            : JSON.stringify(init.body),
+    }) as Promise<FhirResponse>;
+
+  const token = async (clientId: string, clientSecret: string, scope?: string) => {
+    const body = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+      ...(scope ? { scope } : {}),
+    });
+    const response = await fetch(`${server.url}/oauth2/token`, { method: 'POST', body });
+    const json = (await response.json()) as { access_token?: string };
+    if (response.status !== 200 || !json.access_token)
+      throw new Error(`token refused: ${response.status} ${JSON.stringify(json)}`);
+    return json.access_token;
+  };
+  const rootToken = () => token(ROOT_CLIENT.id, ROOT_CLIENT.secret);
+  const createProject = async (name = 'Test project') => {
+    const response = await send(
+      `${server.url}/admin/projects`,
+      { method: 'POST', body: { name } },
+      'application/json',
+      await rootToken(),
+    );
+    if (response.status !== 201)
+      throw new Error(`project refused: ${response.status} ${await response.text()}`);
+    const created = (await response.json()) as Omit<Project, 'token'>;
+    return { ...created, token: await token(created.clientId, created.clientSecret) };
+  };
+  const project = await createProject();
+
   return {
     ...server,
     base,
-    database,
+    database: database!,
+    project,
+    rootToken,
+    createProject,
+    token,
     fhir: (path, init = {}) =>
-      fetch(`${base}${path}`, {
-        method: init.method ?? 'GET',
-        headers: {
-          ...(init.body === undefined ? {} : { 'Content-Type': 'application/fhir+json' }),
-          ...init.headers,
-        },
-        body:
-          init.body === undefined
-            ? undefined
-            : typeof init.body === 'string'
-              ? init.body
-              : JSON.stringify(init.body),
-      }),
+      send(
+        `${base}${path}`,
+        init,
+        'application/fhir+json',
+        init.token === undefined ? project.token : init.token,
+      ),
+    call: (path, init = {}) =>
+      send(`${server.url}${path}`, init, 'application/json', init.token ?? undefined),
     stop: async () => {
       await server.close();
-      await database.drop();
+      await database!.drop();
     },
   };
 }

@@ -1,0 +1,154 @@
+/**
+ * Projects, their clients and secrets. Every client belongs to one project, except the root
+ * client, which creates projects.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Database } from '../store/database.js';
+import { Scopes } from './scopes.js';
+import { hashSecret, newSecret, verifySecret } from './secret-hash.js';
+
+export interface Client {
+  readonly id: string;
+  readonly projectId?: string;
+  readonly scopes: Scopes;
+  readonly admin: boolean;
+}
+
+export interface NewClient {
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+const ROOT_ID = 'root';
+/** Full access: what a project's first client and the root client are granted. */
+export const FULL_ACCESS = 'system/*.cruds';
+/** How long "this client still exists" is believed before the store is asked again. */
+const ACTIVE_SECONDS = 5;
+
+interface ClientRow {
+  id: string;
+  project_id: string | null;
+  secret_hash: string;
+  scope: string;
+  admin: boolean;
+}
+
+export class ClientRegistry {
+  private readonly active = new Map<string, number>();
+  /** A real hash to compare against when the client does not exist, so timing tells nothing. */
+  private readonly decoy: Promise<string> = hashSecret(newSecret());
+
+  constructor(private readonly db: Database) {}
+
+  async createProject(name: string): Promise<NewClient & { projectId: string }> {
+    const projectId = randomUUID();
+    await this.db.query('INSERT INTO project (id, name) VALUES ($1, $2)', [projectId, name]);
+    return {
+      projectId,
+      ...(await this.createClient(projectId, `${name} administrator`, FULL_ACCESS, true)),
+    };
+  }
+
+  async createClient(
+    projectId: string,
+    name: string,
+    scope: string,
+    admin = false,
+  ): Promise<NewClient> {
+    const normalized = Scopes.parse(scope).toString();
+    const clientId = `${randomBytes(12).toString('base64url')}`;
+    const clientSecret = newSecret();
+    await this.db.query(
+      'INSERT INTO client (id, project_id, name, secret_hash, scope, admin) VALUES ($1, $2, $3, $4, $5, $6)',
+      [clientId, projectId, name, await hashSecret(clientSecret), normalized, admin],
+    );
+    return { clientId, clientSecret };
+  }
+
+  /** The client when the secret is right; undefined otherwise, in about the same time either way. */
+  async authenticate(clientId: string, secret: string): Promise<Client | undefined> {
+    const { rows } = await this.db.query<ClientRow>(
+      'SELECT id, project_id, secret_hash, scope, admin FROM client WHERE id = $1 AND deleted IS NULL',
+      [clientId],
+    );
+    const row = rows[0];
+    const ok = await verifySecret(secret, row?.secret_hash ?? (await this.decoy));
+    if (!row || !ok) return undefined;
+    return {
+      id: row.id,
+      ...(row.project_id ? { projectId: row.project_id } : {}),
+      scopes: Scopes.parse(row.scope),
+      admin: row.admin,
+    };
+  }
+
+  /** Whether the client still exists; a deleted client's tokens stop working. */
+  async isActive(clientId: string): Promise<boolean> {
+    const until = this.active.get(clientId);
+    if (until !== undefined && until > Date.now()) return true;
+    const { rows } = await this.db.query('SELECT 1 FROM client WHERE id = $1 AND deleted IS NULL', [
+      clientId,
+    ]);
+    if (rows.length === 0) {
+      this.active.delete(clientId);
+      return false;
+    }
+    this.active.set(clientId, Date.now() + ACTIVE_SECONDS * 1000);
+    return true;
+  }
+
+  async deleteClient(projectId: string, clientId: string): Promise<boolean> {
+    const { rows } = await this.db.query(
+      'UPDATE client SET deleted = now() WHERE id = $1 AND project_id = $2 AND deleted IS NULL RETURNING id',
+      [clientId, projectId],
+    );
+    this.active.delete(clientId);
+    return rows.length > 0;
+  }
+
+  async projectExists(projectId: string): Promise<boolean> {
+    const { rows } = await this.db.query('SELECT 1 FROM project WHERE id = $1', [projectId]);
+    return rows.length > 0;
+  }
+
+  async setSecret(projectId: string, name: string, value: string): Promise<'created' | 'updated'> {
+    const { rows } = await this.db.query<{ inserted: boolean }>(
+      `INSERT INTO project_secret (project_id, name, value) VALUES ($1, $2, $3)
+       ON CONFLICT (project_id, name) DO UPDATE SET value = excluded.value, updated = now()
+       RETURNING (xmax = 0) AS inserted`,
+      [projectId, name, value],
+    );
+    return rows[0].inserted ? 'created' : 'updated';
+  }
+
+  /**
+   * The root client: from GRAPHIR_ROOT_CLIENT_ID / GRAPHIR_ROOT_CLIENT_SECRET when set (the
+   * stored hash follows the secret), else made once with a random secret that is returned so
+   * that the caller can print it — the store keeps only its hash.
+   */
+  async ensureRootClient(
+    id: string | undefined,
+    secret: string | undefined,
+  ): Promise<NewClient | undefined> {
+    if (id && secret) {
+      const hash = await hashSecret(secret);
+      await this.db.query(
+        `INSERT INTO client (id, project_id, name, secret_hash, scope, admin) VALUES ($1, NULL, 'root', $2, $3, true)
+         ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, deleted = NULL WHERE client.project_id IS NULL`,
+        [id, hash, FULL_ACCESS],
+      );
+      return undefined;
+    }
+    const { rows } = await this.db.query(
+      'SELECT 1 FROM client WHERE project_id IS NULL AND deleted IS NULL LIMIT 1',
+    );
+    if (rows.length > 0) return undefined;
+    const clientSecret = newSecret();
+    const { rows: inserted } = await this.db.query(
+      `INSERT INTO client (id, project_id, name, secret_hash, scope, admin) VALUES ($1, NULL, 'root', $2, $3, true)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [ROOT_ID, await hashSecret(clientSecret), FULL_ACCESS],
+    );
+    return inserted.length > 0 ? { clientId: ROOT_ID, clientSecret } : undefined;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Signed access tokens: ES256 JWTs with a `kid`, signed with keys kept in the store so that
+ * every server process accepts every other's tokens. Verified tokens are cached briefly
+ * (verification costs 0.1–0.2 ms), but whether the client still exists is checked on every call.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  SignJWT,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
+import type { Database } from '../store/database.js';
+import { Scopes } from './scopes.js';
+
+const ALGORITHM = 'ES256';
+const ISSUER = 'graphir';
+const KEY_LOCK = 7_215_002;
+const CACHE_LIMIT = 10_000;
+const CACHE_SECONDS = 60;
+
+export interface AccessClaims {
+  readonly clientId: string;
+  /** Absent for the root client, which administers projects and reads no FHIR data. */
+  readonly projectId?: string;
+  readonly scopes: Scopes;
+  readonly admin: boolean;
+  /** Seconds since the epoch. */
+  readonly expires: number;
+}
+
+export class InvalidTokenError extends Error {}
+
+type KeyMaterial = Awaited<ReturnType<typeof importJWK>>;
+
+interface Key {
+  readonly kid: string;
+  readonly privateKey: KeyMaterial;
+  readonly publicKey: KeyMaterial;
+}
+
+export class TokenService {
+  private readonly verified = new Map<string, AccessClaims>();
+
+  private constructor(
+    private readonly db: Database,
+    private keys: Key[],
+    readonly lifetimeSeconds: number,
+  ) {}
+
+  /** Loads the signing keys, making the first one if the store has none. */
+  static async open(db: Database, lifetimeSeconds: number): Promise<TokenService> {
+    let keys = await loadKeys(db);
+    if (keys.length === 0) {
+      await db.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [KEY_LOCK]);
+        const { rows } = await tx.query('SELECT 1 FROM signing_key LIMIT 1');
+        if (rows.length > 0) return;
+        const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+        await tx.query(
+          'INSERT INTO signing_key (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3::jsonb, $4::jsonb)',
+          [
+            randomUUID(),
+            ALGORITHM,
+            JSON.stringify(await exportJWK(privateKey)),
+            JSON.stringify(await exportJWK(publicKey)),
+          ],
+        );
+      });
+      keys = await loadKeys(db);
+    }
+    return new TokenService(db, keys, lifetimeSeconds);
+  }
+
+  async issue(
+    client: { id: string; projectId?: string; admin: boolean },
+    scopes: Scopes,
+  ): Promise<string> {
+    const key = this.keys[0];
+    return new SignJWT({
+      scope: scopes.toString(),
+      ...(client.projectId ? { project: client.projectId } : {}),
+      admin: client.admin,
+    })
+      .setProtectedHeader({ alg: ALGORITHM, kid: key.kid, typ: 'JWT' })
+      .setIssuer(ISSUER)
+      .setSubject(client.id)
+      .setIssuedAt()
+      .setJti(randomUUID())
+      .setExpirationTime(`${this.lifetimeSeconds}s`)
+      .sign(key.privateKey);
+  }
+
+  /** The token's claims, or InvalidTokenError saying why not (never a stack trace). */
+  async verify(token: string): Promise<AccessClaims> {
+    const cached = this.verified.get(token);
+    const now = Date.now() / 1000;
+    if (cached && cached.expires > now) return cached;
+    const payload = await this.verifySignature(token);
+    const claims: AccessClaims = {
+      clientId: String(payload.sub),
+      ...(typeof payload.project === 'string' ? { projectId: payload.project } : {}),
+      scopes: Scopes.parse(typeof payload.scope === 'string' ? payload.scope : ''),
+      admin: payload.admin === true,
+      expires: Math.min(payload.exp ?? now, now + CACHE_SECONDS),
+    };
+    if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private async verifySignature(token: string): Promise<JWTPayload> {
+    try {
+      const { payload } = await jwtVerify(token, (header) => this.publicKey(header.kid), {
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        requiredClaims: ['sub', 'exp'],
+      });
+      return payload;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw new InvalidTokenError(
+        code === 'ERR_JWT_EXPIRED'
+          ? 'The access token has expired'
+          : 'The access token is not valid',
+      );
+    }
+  }
+
+  /** A key made by another process after this one started is fetched on first sight of its kid. */
+  private async publicKey(kid: string | undefined): Promise<KeyMaterial> {
+    let key = this.keys.find((k) => k.kid === kid);
+    if (!key && kid) {
+      this.keys = await loadKeys(this.db);
+      key = this.keys.find((k) => k.kid === kid);
+    }
+    if (!key) throw new InvalidTokenError('The access token was signed by an unknown key');
+    return key.publicKey;
+  }
+}
+
+async function loadKeys(db: Database): Promise<Key[]> {
+  const { rows } = await db.query<{ kid: string; private_jwk: JWK; public_jwk: JWK }>(
+    'SELECT kid, private_jwk, public_jwk FROM signing_key ORDER BY created DESC, kid',
+  );
+  return Promise.all(
+    rows.map(async (row) => ({
+      kid: row.kid,
+      privateKey: await importJWK(row.private_jwk, ALGORITHM),
+      publicKey: await importJWK(row.public_jwk, ALGORITHM),
+    })),
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * Every call but the public ones carries `Authorization: Bearer <token>`. Missing, malformed,
+ * forged or expired tokens, and tokens of deleted clients, get 401 with `WWW-Authenticate: Bearer`
+ * and an OperationOutcome; the verified claims go to `ctx.state.access`.
+ */
+import type { Context, Middleware } from 'koa';
+import type { ClientRegistry } from '../access/client-registry.js';
+import type { Interaction } from '../access/scopes.js';
+import {
+  InvalidTokenError,
+  type AccessClaims,
+  type TokenService,
+} from '../access/token-service.js';
+import { FhirError, fhirError } from './fhir-error.js';
+
+export function requireToken(tokens: TokenService, clients: ClientRegistry): Middleware {
+  return async (ctx, next) => {
+    const header = ctx.get('Authorization');
+    if (!header) throw unauthorized('This request needs an access token (Authorization: Bearer …)');
+    const match = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
+    if (!match)
+      throw unauthorized('The Authorization header is not "Bearer <token>"', 'invalid_request');
+    let claims: AccessClaims;
+    try {
+      claims = await tokens.verify(match[1]);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw unauthorized(error.message, 'invalid_token');
+      throw error;
+    }
+    if (!(await clients.isActive(claims.clientId)))
+      throw unauthorized('The client of this token no longer exists', 'invalid_token');
+    ctx.state.access = claims;
+    await next();
+  };
+}
+
+export function accessOf(ctx: Context): AccessClaims {
+  const access = ctx.state.access as AccessClaims | undefined;
+  if (!access) throw new Error('accessOf() outside requireToken()');
+  return access;
+}
+
+/** The caller's project; the root client has none and reads no FHIR data. */
+export function projectOf(ctx: Context): string {
+  const { projectId } = accessOf(ctx);
+  if (!projectId)
+    throw fhirError(
+      403,
+      'forbidden',
+      'The root client administers projects; use a project client for FHIR data',
+    );
+  return projectId;
+}
+
+/** 403 unless the token's scopes allow `interaction` on `resourceType`. */
+export function authorize(
+  access: AccessClaims,
+  resourceType: string,
+  interaction: Interaction,
+): void {
+  if (!access.scopes.allows(resourceType, interaction)) {
+    const names = { c: 'create', r: 'read', u: 'update', d: 'delete', s: 'search' } as const;
+    throw fhirError(
+      403,
+      'forbidden',
+      `The token's scopes do not allow ${names[interaction]} on ${resourceType} (scopes: ${access.scopes || 'none'})`,
+    );
+  }
+}
+
+function unauthorized(message: string, error?: string): FhirError {
+  const challenge = error ? `Bearer realm="graphir", error="${error}"` : 'Bearer realm="graphir"';
+  return new FhirError(401, [{ severity: 'error', code: 'login', diagnostics: message }], {
+    'WWW-Authenticate': challenge,
+  });
+}

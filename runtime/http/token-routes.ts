@@ -1,0 +1,117 @@
+/**
+ * `POST /oauth2/token`: the client credentials grant, with the client's id and secret in the
+ * form or in HTTP Basic. Answers and errors as RFC 6749 §5 says.
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.4
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { ScopeError, Scopes } from '../access/scopes.js';
+import type { ClientRegistry } from '../access/client-registry.js';
+import type { TokenService } from '../access/token-service.js';
+
+export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Router {
+  const router = new Router();
+  router.post('/oauth2/token', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    if (!ctx.is('application/x-www-form-urlencoded')) {
+      return oauthError(
+        ctx,
+        400,
+        'invalid_request',
+        'The body must be application/x-www-form-urlencoded',
+      );
+    }
+    const form = (ctx.request as { body?: Record<string, unknown> }).body ?? {};
+    const field = (name: string) =>
+      typeof form[name] === 'string' ? (form[name] as string) : undefined;
+    const grantType = field('grant_type');
+    if (!grantType) return oauthError(ctx, 400, 'invalid_request', 'grant_type is required');
+    if (grantType !== 'client_credentials') {
+      return oauthError(
+        ctx,
+        400,
+        'unsupported_grant_type',
+        `grant_type ${grantType} is not supported; use client_credentials`,
+      );
+    }
+    const basic = basicCredentials(ctx.get('Authorization'));
+    if (basic === null)
+      return oauthError(
+        ctx,
+        400,
+        'invalid_request',
+        'The Authorization header is not valid HTTP Basic',
+      );
+    const clientId = basic?.id ?? field('client_id');
+    const secret = basic?.secret ?? field('client_secret');
+    if (!clientId || !secret)
+      return oauthError(
+        ctx,
+        401,
+        'invalid_client',
+        'client_id and client_secret are required',
+        basic !== undefined,
+      );
+    const client = await clients.authenticate(clientId, secret);
+    if (!client)
+      return oauthError(
+        ctx,
+        401,
+        'invalid_client',
+        'Unknown client or wrong secret',
+        basic !== undefined,
+      );
+    let scopes = client.scopes;
+    const requested = field('scope');
+    if (requested !== undefined && requested.trim() !== '') {
+      try {
+        scopes = Scopes.parse(requested);
+      } catch (error) {
+        return oauthError(ctx, 400, 'invalid_scope', (error as ScopeError).message);
+      }
+      if (!client.scopes.covers(scopes))
+        return oauthError(
+          ctx,
+          400,
+          'invalid_scope',
+          `The scope may only narrow what the client was granted (${client.scopes})`,
+        );
+    }
+    ctx.body = {
+      access_token: await tokens.issue(client, scopes),
+      token_type: 'Bearer',
+      expires_in: tokens.lifetimeSeconds,
+      scope: scopes.toString(),
+    };
+  });
+  return router;
+}
+
+/** undefined: no Basic credentials; null: an Authorization header that is not valid Basic. */
+function basicCredentials(header: string): { id: string; secret: string } | undefined | null {
+  if (!header) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
+  if (!match) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  // RFC 6749 §2.3.1: both parts are form-urlencoded before Base64.
+  return {
+    id: decodeURIComponent(decoded.slice(0, colon)),
+    secret: decodeURIComponent(decoded.slice(colon + 1)),
+  };
+}
+
+function oauthError(
+  ctx: Context,
+  status: number,
+  error: string,
+  description: string,
+  basic = false,
+): void {
+  ctx.status = status;
+  if (status === 401)
+    ctx.set('WWW-Authenticate', basic ? 'Basic realm="graphir"' : 'Basic realm="graphir", Bearer');
+  ctx.body = { error, error_description: description };
+}
