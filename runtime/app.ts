@@ -7,6 +7,7 @@ import { adminRoutes } from './http/admin-routes.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { jsonBodyParser } from './http/fhir-body.js';
 import { FHIR_BASE, fhirRoutes } from './http/fhir-routes.js';
+import { graphqlRoutes } from './http/graphql-routes.js';
 import { healthRoutes } from './http/health-routes.js';
 import { requireToken } from './http/require-token.js';
 import { tokenRoutes } from './http/token-routes.js';
@@ -27,19 +28,25 @@ const PROTECTED_PREFIXES = [FHIR_BASE, '/admin'];
 /** The Koa application: every route, mounted on what start-up prepared. */
 export function createApp({ config, schema, store, clients, tokens }: AppDependencies): Koa {
   const app = new Koa();
-  app.context.schema = schema;
   app.silent = true;
   app.use(errorMiddleware());
   app.use(jsonBodyParser(config.maxBodyBytes));
   app.use(protect(requireToken(tokens, clients)));
+  const searchLimits = { defaultCount: config.defaultPageSize, maxCount: config.maxPageSize };
+  const queryLimits = {
+    maxDepth: config.graphqlMaxDepth,
+    maxCost: config.graphqlMaxCost,
+    maxSearches: config.graphqlMaxSearches,
+    maxPageSize: config.maxPageSize,
+    defaultPageSize: config.defaultPageSize,
+  };
   for (const router of [
     healthRoutes(),
     tokenRoutes(clients, tokens),
     adminRoutes(clients),
-    fhirRoutes({
-      store,
-      limits: { defaultCount: config.defaultPageSize, maxCount: config.maxPageSize },
-    }),
+    // Before the REST routes, whose `/:type` would take `$graphql` for a type.
+    graphqlRoutes({ schema, store, searchLimits, queryLimits }),
+    fhirRoutes({ store, limits: searchLimits }),
   ]) {
     app.use(router.routes()).use(router.allowedMethods());
   }

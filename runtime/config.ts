@@ -12,6 +12,10 @@ export interface Config {
   readonly rootClientId?: string;
   readonly rootClientSecret?: string;
   readonly tokenLifetimeSeconds: number;
+  /** GraphQL limits, checked before a query runs. */
+  readonly graphqlMaxDepth: number;
+  readonly graphqlMaxCost: number;
+  readonly graphqlMaxSearches: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -39,6 +43,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     maxPageSize: integer('GRAPHIR_MAX_PAGE_SIZE', env.GRAPHIR_MAX_PAGE_SIZE ?? '1000', 1, 10_000),
     ...(rootId && rootSecret ? { rootClientId: rootId, rootClientSecret: rootSecret } : {}),
+    graphqlMaxDepth: integer(
+      'GRAPHIR_GRAPHQL_MAX_DEPTH',
+      env.GRAPHIR_GRAPHQL_MAX_DEPTH ?? '15',
+      1,
+      1000,
+    ),
+    graphqlMaxCost: integer(
+      'GRAPHIR_GRAPHQL_MAX_COST',
+      env.GRAPHIR_GRAPHQL_MAX_COST ?? '100000',
+      1,
+      1e9,
+    ),
+    graphqlMaxSearches: integer(
+      'GRAPHIR_GRAPHQL_MAX_SEARCHES',
+      env.GRAPHIR_GRAPHQL_MAX_SEARCHES ?? '20',
+      1,
+      10_000,
+    ),
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',
       env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',

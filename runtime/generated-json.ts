@@ -11,8 +11,12 @@ import { fileURLToPath } from 'node:url';
 const generatedDir = join(findProjectRoot(dirname(fileURLToPath(import.meta.url))), 'generated');
 
 export function readGeneratedJson<T>(path: string): T {
-  const file = join(generatedDir, path);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { data: T }).data;
+  return (JSON.parse(readFileSync(generatedPath(path), 'utf8')) as { data: T }).data;
+}
+
+/** A file or folder under generated/ (`graphql/Patient.graphql`). */
+export function generatedPath(path: string): string {
+  return join(generatedDir, path);
 }
 
 /** The folder holding package.json: the same from runtime/ (tsx) and from dist/runtime/ (built). */

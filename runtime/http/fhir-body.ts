@@ -7,11 +7,15 @@ export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 /** Parses JSON bodies (also `application/fhir+json`) and forms up to the limit; other types stay unparsed. */
 export function jsonBodyParser(limit: number): Middleware {
   return bodyParser({
-    enableTypes: ['json', 'form'],
+    enableTypes: ['json', 'form', 'text'],
     // extendTypes replaces the defaults, so application/json is named again.
-    extendTypes: { json: ['application/json', 'application/fhir+json'] },
+    extendTypes: {
+      json: ['application/json', 'application/fhir+json'],
+      text: ['text/plain', 'application/graphql'],
+    },
     jsonLimit: limit,
     formLimit: limit,
+    textLimit: limit,
     encoding: 'utf-8',
     onError: (error) => {
       const status = (error as { status?: number }).status;

@@ -89,6 +89,22 @@ export class ResourceStore {
     return row.content!;
   }
 
+  /** Current, non-deleted versions of several resources in one statement; missing ones are absent. */
+  async readMany(
+    projectId: string,
+    keys: readonly { resourceType: string; id: string }[],
+  ): Promise<Map<string, FhirResource>> {
+    if (keys.length === 0) return new Map();
+    const { rows } = await this.db.query<{ content: FhirResource }>(
+      `SELECT r.content FROM resource r JOIN jsonb_to_recordset($2::jsonb) AS k(t text, i text) ON r.resource_type = k.t AND r.id = k.i
+        WHERE r.project_id = $1 AND r.deleted = false`,
+      [projectId, JSON.stringify(keys.map((k) => ({ t: k.resourceType, i: k.id })))],
+    );
+    return new Map(
+      rows.map((row) => [key(row.content.resourceType, row.content.id!), row.content]),
+    );
+  }
+
   /** Every version, newest first; 404 when the resource never existed. */
   async history(
     projectId: string,

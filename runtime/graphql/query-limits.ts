@@ -1,0 +1,120 @@
+/**
+ * Limits checked on the parsed query before anything runs, each refused with a clear error:
+ * depth (nesting of selections, fragments included), searches (list and connection fields,
+ * root or reverse), page size (`_count`), and cost (every field costs 1; a search costs 10
+ * plus its page size times what it selects). Never only logged.
+ */
+import {
+  GraphQLError,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+
+export interface QueryLimits {
+  readonly maxDepth: number;
+  readonly maxCost: number;
+  readonly maxSearches: number;
+  readonly maxPageSize: number;
+  readonly defaultPageSize: number;
+}
+
+const SEARCH_FIELD = /^[A-Z][A-Za-z]*(List|Connection)$/;
+const SEARCH_COST = 10;
+
+export function checkQueryLimits(
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Readonly<Record<string, unknown>>,
+  limits: QueryLimits,
+): GraphQLError[] {
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const operation = operationName
+    ? operations.find((o) => o.name?.value === operationName)
+    : operations[0];
+  if (!operation) return [];
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((f) => [f.name.value, f]),
+  );
+  const errors: GraphQLError[] = [];
+  let searches = 0;
+  let deepest = 0;
+
+  const measure = (set: SelectionSetNode, depth: number, seen: ReadonlySet<string>): number => {
+    deepest = Math.max(deepest, depth);
+    if (depth > limits.maxDepth) return 0;
+    let cost = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) cost += fieldCost(selection, depth, seen);
+      else if (selection.kind === Kind.INLINE_FRAGMENT)
+        cost += measure(selection.selectionSet, depth, seen);
+      else {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        if (fragment && !seen.has(name))
+          cost += measure(fragment.selectionSet, depth, new Set([...seen, name]));
+      }
+    }
+    return cost;
+  };
+  const fieldCost = (field: FieldNode, depth: number, seen: ReadonlySet<string>): number => {
+    const children = field.selectionSet ? measure(field.selectionSet, depth + 1, seen) : 0;
+    if (!SEARCH_FIELD.test(field.name.value)) return 1 + children;
+    searches++;
+    const count = pageSize(field, variables, limits);
+    if (count > limits.maxPageSize) {
+      errors.push(
+        limitError(
+          `${field.name.value}: _count ${count} is over the maximum page size of ${limits.maxPageSize}`,
+          field,
+        ),
+      );
+    }
+    return SEARCH_COST + count * Math.max(1, children);
+  };
+
+  const cost = measure(operation.selectionSet, 1, new Set());
+  if (deepest > limits.maxDepth)
+    errors.push(
+      limitError(`The query is nested ${deepest} levels deep; the maximum is ${limits.maxDepth}`),
+    );
+  if (searches > limits.maxSearches)
+    errors.push(
+      limitError(`The query has ${searches} searches; the maximum is ${limits.maxSearches}`),
+    );
+  if (cost > limits.maxCost)
+    errors.push(
+      limitError(`The query's estimated cost is ${cost}; the maximum is ${limits.maxCost}`),
+    );
+  return errors;
+}
+
+function pageSize(
+  field: FieldNode,
+  variables: Readonly<Record<string, unknown>>,
+  limits: QueryLimits,
+): number {
+  const argument = field.arguments?.find((a) => a.name.value === '_count');
+  const value = argument ? literal(argument.value, variables) : undefined;
+  const count = Number(value);
+  return value === undefined || !Number.isFinite(count) ? limits.defaultPageSize : count;
+}
+
+function literal(node: ValueNode, variables: Readonly<Record<string, unknown>>): unknown {
+  if (node.kind === Kind.VARIABLE) return variables[node.name.value];
+  if (node.kind === Kind.INT || node.kind === Kind.FLOAT || node.kind === Kind.STRING)
+    return node.value;
+  return undefined;
+}
+
+function limitError(message: string, node?: FieldNode): GraphQLError {
+  return new GraphQLError(message, { nodes: node, extensions: { code: 'QUERY_LIMIT' } });
+}

@@ -1,0 +1,177 @@
+/**
+ * The GraphQL resolvers' view of the store for one request: the caller's project and scopes,
+ * reads batched per GraphQL level with DataLoader (one SQL statement for all the references a
+ * level resolves), and searches through the same code as REST.
+ */
+import DataLoader from 'dataloader';
+import { GraphQLError } from 'graphql';
+import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';
+import type { Interaction } from '../access/scopes.js';
+import type { AccessClaims } from '../access/token-service.js';
+import type { SortKey, SearchLimits } from '../fhir/search-request.js';
+import { toFhirError } from '../http/error-middleware.js';
+import { fhirError } from '../http/fhir-error.js';
+import { authorize } from '../http/require-token.js';
+import type { ResourceStore } from '../store/resource-store.js';
+import { searchResources } from '../store/search-store.js';
+import type { FhirDataSource, FhirResource, SearchPage, SearchRequest } from './graphql-context.js';
+
+export function createStoreDataSource(
+  store: ResourceStore,
+  projectId: string,
+  access: AccessClaims,
+  limits: SearchLimits,
+): FhirDataSource {
+  const loader = new DataLoader<string, FhirResource | undefined>(async (keys) => {
+    const found = await store.readMany(projectId, keys.map(parseKey));
+    return keys.map((k) => found.get(k));
+  });
+  const allow = (resourceType: string, interaction: Interaction) =>
+    guard(() => authorize(access, resourceType, interaction));
+  const search = async (resourceType: string, request: SearchRequest): Promise<SearchPage> => {
+    allow(resourceType, 's');
+    const count = Math.min(request.count ?? limits.defaultCount, limits.maxCount);
+    const offset =
+      request.cursor !== undefined ? cursorOffset(request.cursor) : (request.offset ?? 0);
+    const result = await guardAsync(() =>
+      searchResources(store.db, projectId, resourceType, {
+        criteria: request.criteria,
+        count,
+        offset,
+        sort: parseSort(resourceType, request.sort),
+        total: 'accurate',
+        summaryCount: false,
+        include: [],
+        revinclude: [],
+      }),
+    );
+    for (const resource of result.matches)
+      loader.prime(`${resource.resourceType}/${resource.id}`, resource);
+    return page(result.matches, result.total ?? 0, offset, count);
+  };
+  return {
+    async read(resourceType, id) {
+      allow(resourceType, 'r');
+      const resource = await loader.load(`${resourceType}/${id}`);
+      if (!resource)
+        throw graphqlError(fhirError(404, 'not-found', `${resourceType}/${id} is not known`));
+      return resource;
+    },
+    search,
+    searchReferring(resourceType, code, target, request) {
+      const reference = {
+        code,
+        values: [{ type: 'reference' as const, resourceType: target.resourceType, id: target.id! }],
+      };
+      return search(resourceType, { ...request, criteria: [...request.criteria, reference] });
+    },
+    async resolve(reference) {
+      const match = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[^/]+)?$/.exec(
+        reference,
+      );
+      if (!match || !searchableTypes.has(match[1])) return undefined;
+      allow(match[1], 'r');
+      return loader.load(`${match[1]}/${match[2]}`);
+    },
+    async create(resource) {
+      allow(resource.resourceType, 'c');
+      const [result] = await guardAsync(() =>
+        store.write(projectId, [{ kind: 'create', resource }]),
+      );
+      return result.resource!;
+    },
+    async update(resourceType, id, resource) {
+      allow(resourceType, 'u');
+      const [result] = await guardAsync(() =>
+        store.write(projectId, [{ kind: 'update', resourceType, id, resource }]),
+      );
+      return result.resource!;
+    },
+    async delete(resourceType, id) {
+      allow(resourceType, 'd');
+      await guardAsync(() => store.write(projectId, [{ kind: 'delete', resourceType, id }]));
+    },
+  };
+}
+
+/** Opaque cursors: the page's offset, base64url-encoded. */
+export function encodeCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+
+function cursorOffset(cursor: string): number {
+  try {
+    const { o } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o: unknown };
+    if (Number.isInteger(o) && (o as number) >= 0) return o as number;
+  } catch {
+    // fall through to the error below
+  }
+  throw graphqlError(
+    fhirError(400, 'invalid', `_cursor: "${cursor}" is not a cursor this server gave out`),
+  );
+}
+
+function page(
+  resources: readonly FhirResource[],
+  total: number,
+  offset: number,
+  count: number,
+): SearchPage {
+  const last = total === 0 ? 0 : Math.floor((total - 1) / count) * count;
+  return {
+    resources,
+    total,
+    offset,
+    pageSize: count,
+    cursors: {
+      first: encodeCursor(0),
+      ...(offset > 0 ? { previous: encodeCursor(Math.max(0, offset - count)) } : {}),
+      ...(offset + count < total ? { next: encodeCursor(offset + count) } : {}),
+      last: encodeCursor(last),
+    },
+  };
+}
+
+function parseSort(resourceType: string, sort: string | undefined): SortKey[] {
+  if (!sort) return [];
+  const definition = loadSearchDefinition(resourceType);
+  return sort.split(',').map((raw) => {
+    const descending = raw.startsWith('-');
+    const code = (descending ? raw.slice(1) : raw).replaceAll('_', '-').replace(/^-/, '_');
+    if (!definition.parameters[code])
+      throw graphqlError(
+        fhirError(400, 'invalid', `_sort: "${raw}" is not a search parameter of ${resourceType}`),
+      );
+    return { code, descending };
+  });
+}
+
+function parseKey(key: string): { resourceType: string; id: string } {
+  const slash = key.indexOf('/');
+  return { resourceType: key.slice(0, slash), id: key.slice(slash + 1) };
+}
+
+/** A FHIR error as a GraphQL field error carrying its OperationOutcome. */
+export function graphqlError(thrown: unknown): GraphQLError {
+  if (thrown instanceof GraphQLError) return thrown;
+  const error = toFhirError(thrown);
+  return new GraphQLError(error.issues.map((i) => i.diagnostics).join('; '), {
+    extensions: { status: error.status, resource: error.outcome },
+  });
+}
+
+function guard<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw graphqlError(error);
+  }
+}
+
+async function guardAsync<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw graphqlError(error);
+  }
+}

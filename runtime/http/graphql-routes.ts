@@ -1,0 +1,243 @@
+/**
+ * FHIR GraphQL over HTTP: `POST|GET [base]/$graphql`, instance level
+ * `[base]/{type}/{id}/$graphql` (the resource is the query's root), and the generated SDL at
+ * `[base]/$graphql/schema.graphql`. Queries that do not parse, validate or fit the limits get
+ * 400 and no data; field errors come back beside the data with status 200.
+ * @see http://hl7.org/fhir/R4/graphql.html
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Router from '@koa/router';
+import {
+  GraphQLError,
+  GraphQLObjectType,
+  GraphQLSchema,
+  Kind,
+  execute,
+  parse,
+  validate,
+  type DocumentNode,
+  type FormattedExecutionResult,
+} from 'graphql';
+import type { Context, Middleware } from 'koa';
+import { searchableTypes } from '../../generated/search/index.js';
+import type { SearchLimits } from '../fhir/search-request.js';
+import { generatedPath } from '../generated-json.js';
+import { checkQueryLimits, type QueryLimits } from '../graphql/query-limits.js';
+import { createStoreDataSource, graphqlError } from '../graphql/store-data-source.js';
+import type { ResourceStore } from '../store/resource-store.js';
+import { fhirError, type OperationOutcome } from './fhir-error.js';
+import { FHIR_BASE } from './fhir-routes.js';
+import { accessOf, authorize, projectOf } from './require-token.js';
+
+export interface GraphQLRouteOptions {
+  readonly schema: GraphQLSchema;
+  readonly store: ResourceStore;
+  readonly searchLimits: SearchLimits;
+  readonly queryLimits: QueryLimits;
+}
+
+interface GraphQLRequest {
+  readonly query: string;
+  readonly variables: Record<string, unknown>;
+  readonly operationName?: string;
+}
+
+export function graphqlRoutes({
+  schema,
+  store,
+  searchLimits,
+  queryLimits,
+}: GraphQLRouteOptions): Router {
+  const router = new Router({ prefix: FHIR_BASE });
+  router.use(graphqlRefusals());
+  const instanceSchemas = new Map<string, GraphQLSchema>();
+  const instanceSchema = (type: string) => {
+    let built = instanceSchemas.get(type);
+    if (!built) {
+      const root = schema.getType(type) as GraphQLObjectType;
+      built = new GraphQLSchema({
+        query: root,
+        types: Object.values(schema.getTypeMap()),
+        directives: schema.getDirectives(),
+      });
+      instanceSchemas.set(type, built);
+    }
+    return built;
+  };
+
+  const run = async (ctx: Context, target: GraphQLSchema, rootValue: unknown) => {
+    const request = readRequest(ctx);
+    const document = parseQuery(request.query);
+    const refused = [
+      ...validate(target, document),
+      ...checkQueryLimits(document, request.operationName, request.variables, queryLimits),
+    ];
+    if (refused.length > 0) return respond(ctx, 400, { errors: refused.map(formatError) });
+    if (ctx.method === 'GET' && isMutation(document, request.operationName)) {
+      throw fhirError(405, 'not-supported', 'Mutations need POST');
+    }
+    const data = createStoreDataSource(store, projectOf(ctx), accessOf(ctx), searchLimits);
+    const result = await execute({
+      schema: target,
+      document,
+      rootValue,
+      contextValue: { data },
+      variableValues: request.variables,
+      operationName: request.operationName,
+    });
+    const errors = result.errors?.map(formatError);
+    respond(ctx, errors && result.data === undefined ? 400 : 200, {
+      ...(errors ? { errors } : {}),
+      data: result.data ?? null,
+    });
+  };
+
+  router.get('/$graphql/schema.graphql', (ctx) => {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = generatedSdl();
+  });
+  router.get('/$graphql', (ctx) => run(ctx, schema, {}));
+  router.post('/$graphql', (ctx) => run(ctx, schema, {}));
+  const instance = async (ctx: Context) => {
+    const type = ctx.params.type;
+    if (!searchableTypes.has(type))
+      throw fhirError(404, 'not-found', `${type} is not a resource type this server knows`);
+    authorize(accessOf(ctx), type, 'r');
+    const resource = await store.read(projectOf(ctx), type, ctx.params.id);
+    await run(ctx, instanceSchema(type), resource);
+  };
+  router.get('/:type/:id/$graphql', instance);
+  router.post('/:type/:id/$graphql', instance);
+  return router;
+}
+
+/** GET: `query`, `variables` (JSON), `operationName`; POST: JSON, or a raw `application/graphql` body. */
+function readRequest(ctx: Context): GraphQLRequest {
+  if (ctx.method === 'GET') {
+    const params = ctx.URL.searchParams;
+    return request(params.get('query'), params.get('variables'), params.get('operationName'));
+  }
+  const body = (ctx.request as { body?: unknown }).body;
+  if (ctx.is('application/graphql'))
+    return request(typeof body === 'string' ? body : undefined, undefined, undefined);
+  if (!ctx.is('application/json'))
+    throw fhirError(
+      415,
+      'not-supported',
+      'POST $graphql takes application/json or application/graphql',
+    );
+  const json = (body ?? {}) as Record<string, unknown>;
+  return request(json.query, json.variables, json.operationName);
+}
+
+function request(query: unknown, variables: unknown, operationName: unknown): GraphQLRequest {
+  if (typeof query !== 'string' || query.trim() === '')
+    throw badRequest('The request has no query');
+  let parsedVariables = variables;
+  if (typeof variables === 'string') {
+    try {
+      parsedVariables = JSON.parse(variables);
+    } catch {
+      throw badRequest('variables is not valid JSON');
+    }
+  }
+  if (
+    parsedVariables !== undefined &&
+    parsedVariables !== null &&
+    (typeof parsedVariables !== 'object' || Array.isArray(parsedVariables))
+  ) {
+    throw badRequest('variables must be a JSON object');
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    throw badRequest('operationName must be a string');
+  return {
+    query,
+    variables: (parsedVariables ?? {}) as Record<string, unknown>,
+    ...(operationName ? { operationName } : {}),
+  };
+}
+
+function parseQuery(query: string): DocumentNode {
+  try {
+    return parse(query);
+  } catch (error) {
+    throw new RequestRefused(400, [formatError(error as GraphQLError)]);
+  }
+}
+
+function isMutation(document: DocumentNode, operationName: string | undefined): boolean {
+  return document.definitions.some(
+    (d) =>
+      d.kind === Kind.OPERATION_DEFINITION &&
+      d.operation === 'mutation' &&
+      (!operationName || d.name?.value === operationName),
+  );
+}
+
+/** A GraphQL error as the contract shapes it: with an OperationOutcome in `extensions.resource`. */
+function formatError(error: GraphQLError): NonNullable<FormattedExecutionResult['errors']>[number] {
+  const internal =
+    error.originalError &&
+    !(error.originalError instanceof GraphQLError) &&
+    !('status' in (error.extensions ?? {}));
+  const known = internal ? graphqlError(error.originalError) : error;
+  const message =
+    internal && (known.extensions.status as number) >= 500 ? 'Internal error' : known.message;
+  const resource: OperationOutcome = (known.extensions.resource as
+    OperationOutcome | undefined) ?? {
+    resourceType: 'OperationOutcome',
+    issue: [{ severity: 'error', code: 'invalid', diagnostics: message }],
+  };
+  return {
+    message,
+    ...(error.locations ? { locations: error.locations } : {}),
+    ...(error.path ? { path: error.path } : {}),
+    extensions: { resource },
+  };
+}
+
+class RequestRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly errors: ReturnType<typeof formatError>[],
+  ) {
+    super(errors[0]?.message);
+  }
+}
+
+function badRequest(message: string): RequestRefused {
+  return new RequestRefused(400, [formatError(new GraphQLError(message))]);
+}
+
+/** Refusals before execution are GraphQL-shaped too: `{errors}` with status 400. */
+function graphqlRefusals(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof RequestRefused)) throw error;
+      respond(ctx, error.status, { errors: error.errors });
+    }
+  };
+}
+
+function respond(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = body;
+}
+
+let sdl: string | undefined;
+/** The generated SDL files together: the whole schema, read on first request. */
+function generatedSdl(): string {
+  if (!sdl) {
+    const folder = generatedPath('graphql');
+    sdl = readdirSync(folder)
+      .filter((f) => f.endsWith('.graphql'))
+      .sort()
+      .map((f) => readFileSync(join(folder, f), 'utf8'))
+      .join('\n');
+  }
+  return sdl;
+}
