@@ -51,7 +51,7 @@ export function buildSchemaPieces(ir: SpecIR): SchemaPiece[] {
     argumentSets: filterSets(types, arrayTypes),
   }));
   const resourcePieces = ir.resources.map((resource) =>
-    resourcePiece(resource, ir, scalars, arrayTypes),
+    resourcePiece(resource, scalars, arrayTypes),
   );
   return sortedBy([sharedPiece(ir), ...datatypePieces, ...resourcePieces], (p) => p.name);
 }
@@ -108,7 +108,6 @@ function sharedPiece(ir: SpecIR): SchemaPiece {
 
 function resourcePiece(
   resource: ResourceIR,
-  ir: SpecIR,
   scalars: ReadonlyMap<string, string>,
   arrayTypes: ReadonlySet<string>,
 ): SchemaPiece {

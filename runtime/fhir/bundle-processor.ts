@@ -3,8 +3,6 @@
  * to the new ids) or a batch Bundle (each entry on its own).
  * @see http://hl7.org/fhir/R4/http.html#transaction
  */
-import { randomUUID } from 'node:crypto';
-import { searchableTypes } from '../../generated/search/index.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
 import { toFhirError } from '../http/error-middleware.js';
 import { FhirError, fhirError } from '../http/fhir-error.js';
@@ -12,11 +10,20 @@ import type { Queryable } from '../store/database.js';
 import {
   WriteOperationError,
   type ResourceStore,
-  type WriteOperation,
   type WriteResult,
 } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
 import type { Interaction } from '../access/scopes.js';
+import {
+  authorizeEntry,
+  knownEntryType,
+  parseEntry,
+  referenceMap,
+  rewriteReferences,
+  toOperation,
+  type BundleEntry,
+  type ParsedEntry,
+} from './bundle-entry.js';
 import { conditionalCreate } from './conditional-create.js';
 import { searchBundle } from './search-bundle.js';
 import { parseSearchRequest, type SearchLimits } from './search-request.js';
@@ -29,40 +36,6 @@ export interface BundleContext {
   /** Throws (403) unless the caller may do `interaction` on `resourceType`. */
   readonly authorize: (resourceType: string, interaction: Interaction) => void;
 }
-
-interface BundleEntry {
-  readonly fullUrl?: string;
-  readonly resource?: FhirResource;
-  readonly request?: {
-    readonly method?: string;
-    readonly url?: string;
-    readonly ifMatch?: string;
-    readonly ifNoneExist?: string;
-  };
-}
-
-type ParsedEntry =
-  | {
-      readonly method: 'POST';
-      readonly resourceType: string;
-      readonly resource: FhirResource;
-      readonly id: string;
-      readonly ifNoneExist?: string;
-    }
-  | {
-      readonly method: 'PUT';
-      readonly resourceType: string;
-      readonly id: string;
-      readonly resource: FhirResource;
-      readonly ifMatch?: string;
-    }
-  | {
-      readonly method: 'DELETE';
-      readonly resourceType: string;
-      readonly id: string;
-      readonly ifMatch?: string;
-    }
-  | { readonly method: 'GET'; readonly url: string };
 
 export async function processBundle(body: unknown, context: BundleContext): Promise<FhirResource> {
   const bundle = body as { resourceType?: unknown; type?: unknown; entry?: unknown };
@@ -92,7 +65,7 @@ async function transaction(
   context: BundleContext,
 ): Promise<FhirResource> {
   const parsed = entries.map((entry, index) =>
-    atEntry(index, () => authorizeEntry(parseEntry(entry), context)),
+    atEntry(index, () => authorizeEntry(parseEntry(entry), context.authorize)),
   );
   rewriteReferences(parsed, referenceMap(entries, parsed));
   const responses = await context.store.db.transaction(async (tx) => {
@@ -161,7 +134,7 @@ async function batch(
   const responses = [];
   for (const [index, entry] of entries.entries()) {
     try {
-      const parsed = atEntry(index, () => authorizeEntry(parseEntry(entry), context));
+      const parsed = atEntry(index, () => authorizeEntry(parseEntry(entry), context.authorize));
       if (parsed.method === 'GET') {
         responses.push(await readEntry(parsed.url, context, context.store.db));
       } else if (parsed.method === 'POST' && parsed.ifNoneExist) {
@@ -189,153 +162,6 @@ async function batch(
   return { resourceType: 'Bundle', type: 'batch-response', entry: responses };
 }
 
-function parseEntry(entry: BundleEntry): ParsedEntry {
-  const method = entry?.request?.method;
-  const url = entry?.request?.url;
-  if (typeof method !== 'string' || typeof url !== 'string')
-    throw fhirError(400, 'required', 'request.method and request.url are required', 'request');
-  const [path, query] = url.replace(/^\//, '').split('?', 2);
-  const [resourceType, id, ...rest] = path.split('/');
-  if (method === 'GET') return { method, url: url.replace(/^\//, '') };
-  if (!searchableTypes.has(resourceType))
-    throw fhirError(
-      400,
-      'invalid',
-      `request.url names the unknown resource type ${resourceType}`,
-      'request.url',
-    );
-  if (query !== undefined || rest.length > 0)
-    throw fhirError(
-      400,
-      'not-supported',
-      `Conditional ${method} (${url}) is not supported; name the resource by id`,
-      'request.url',
-    );
-  if (method === 'DELETE')
-    return { method, resourceType, id: required(id, 'DELETE'), ifMatch: entry.request?.ifMatch };
-  const resource = entry.resource;
-  if (!resource || typeof resource !== 'object')
-    throw fhirError(400, 'required', `${method} needs a resource`, 'resource');
-  if (resource.resourceType !== resourceType)
-    throw fhirError(
-      400,
-      'invalid',
-      `The resource is a ${String(resource.resourceType)}, but request.url names ${resourceType}`,
-      'resource.resourceType',
-    );
-  if (method === 'POST') {
-    if (id !== undefined)
-      throw fhirError(400, 'invalid', 'POST request.url names a type, not an id', 'request.url');
-    return {
-      method,
-      resourceType,
-      resource,
-      id: randomUUID(),
-      ifNoneExist: entry.request?.ifNoneExist,
-    };
-  }
-  if (method === 'PUT')
-    return {
-      method,
-      resourceType,
-      id: required(id, 'PUT'),
-      resource,
-      ifMatch: entry.request?.ifMatch,
-    };
-  throw fhirError(
-    400,
-    'not-supported',
-    `request.method ${method} is not supported (GET, POST, PUT, DELETE are)`,
-    'request.method',
-  );
-}
-
-/** Every entry is checked against the token's scopes before anything is written. */
-function authorizeEntry(entry: ParsedEntry, context: BundleContext): ParsedEntry {
-  switch (entry.method) {
-    case 'POST':
-      context.authorize(entry.resourceType, 'c');
-      if (entry.ifNoneExist) context.authorize(entry.resourceType, 's');
-      break;
-    case 'PUT':
-      context.authorize(entry.resourceType, 'u');
-      break;
-    case 'DELETE':
-      context.authorize(entry.resourceType, 'd');
-      break;
-    case 'GET': {
-      const [resourceType, id] = entry.url.split('?', 1)[0].split('/');
-      context.authorize(resourceType, id === undefined ? 's' : 'r');
-      break;
-    }
-  }
-  return entry;
-}
-
-function required(id: string | undefined, method: string): string {
-  if (!id) throw fhirError(400, 'invalid', `${method} request.url must be Type/id`, 'request.url');
-  return id;
-}
-
-/** Each entry's fullUrl (`urn:uuid:…`, or an absolute URL) → the reference it becomes: `Type/id`. */
-function referenceMap(
-  entries: readonly BundleEntry[],
-  parsed: readonly ParsedEntry[],
-): Map<string, string> {
-  const map = new Map<string, string>();
-  parsed.forEach((entry, index) => {
-    const fullUrl = entries[index].fullUrl;
-    if (fullUrl && entry.method !== 'GET' && entry.method !== 'DELETE')
-      map.set(fullUrl, `${entry.resourceType}/${entry.id}`);
-  });
-  return map;
-}
-
-/** Rewrites every `reference` in the entries' resources that names another entry's fullUrl. */
-function rewriteReferences(parsed: ParsedEntry[], map: ReadonlyMap<string, string>): void {
-  if (map.size === 0) return;
-  const rewrite = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(rewrite);
-    if (value === null || typeof value !== 'object') return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [
-        key,
-        key === 'reference' && typeof item === 'string' && map.has(item)
-          ? map.get(item)
-          : rewrite(item),
-      ]),
-    );
-  };
-  parsed.forEach((entry, index) => {
-    if ('resource' in entry)
-      parsed[index] = { ...entry, resource: rewrite(entry.resource) as FhirResource };
-  });
-}
-
-function toOperation(entry: ParsedEntry): WriteOperation {
-  switch (entry.method) {
-    case 'POST':
-      return { kind: 'create', resource: entry.resource, id: entry.id };
-    case 'PUT':
-      return {
-        kind: 'update',
-        resourceType: entry.resourceType,
-        id: entry.id,
-        resource: entry.resource,
-        ifMatch: entry.ifMatch,
-      };
-    case 'DELETE':
-      return {
-        kind: 'delete',
-        resourceType: entry.resourceType,
-        id: entry.id,
-        ifMatch: entry.ifMatch,
-      };
-    case 'GET':
-      throw new Error('GET entries are reads, not writes');
-  }
-}
-
 function writeResponse(result: WriteResult, base: string): object {
   const location = `${result.resourceType}/${result.id}/_history/${result.versionId}`;
   return {
@@ -354,13 +180,7 @@ function writeResponse(result: WriteResult, base: string): object {
 async function readEntry(url: string, context: BundleContext, db: Queryable): Promise<object> {
   const [path, query = ''] = url.split('?', 2);
   const [resourceType, id] = path.split('/');
-  if (!searchableTypes.has(resourceType))
-    throw fhirError(
-      400,
-      'invalid',
-      `request.url names the unknown resource type ${resourceType}`,
-      'request.url',
-    );
+  knownEntryType(resourceType);
   if (id !== undefined) {
     const resource = await context.store.read(context.projectId, resourceType, id);
     return { resource, response: { status: '200 OK' } };
