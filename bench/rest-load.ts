@@ -4,18 +4,9 @@
  * per second; then p50/p99 of searches by name, address-city, token and date.
  * PostgreSQL: BENCH_DATABASE_URL or the local server (skipped when none answers).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../runtime/store/database.js';
-import { migrate } from '../runtime/store/migrate.js';
-import {
-  availableEngines,
-  createTestDatabase,
-  type Engine,
-  type TestDatabase,
-} from '../test/support/test-databases.js';
+import { availableEngines } from '../test/support/test-databases.js';
 import { startTestServer } from '../test/support/test-server.js';
+import { openBenchDatabase } from './bench-database.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -77,21 +68,6 @@ for (const engine of await availableEngines()) {
 console.log(
   'Medplum, same data set and kind of machine: 87 resources/s through transaction Bundles.',
 );
-
-/** PostgreSQL: a fresh database on the server; PGlite: on disk in a temporary DATA_DIR, as `npm start` runs it. */
-async function openBenchDatabase(engine: Engine): Promise<TestDatabase> {
-  if (engine === 'postgres') return createTestDatabase('postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'graphir-bench-'));
-  const db = await openDatabase({ dataDir: dir });
-  await migrate(db);
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

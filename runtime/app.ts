@@ -3,7 +3,10 @@ import type { GraphQLSchema } from 'graphql';
 import type { ClientRegistry } from './access/client-registry.js';
 import type { TokenService } from './access/token-service.js';
 import type { Config } from './config.js';
+import { BotRunner } from './bots/bot-runner.js';
+import type { SandboxPool } from './bots/sandbox-pool.js';
 import { adminRoutes } from './http/admin-routes.js';
+import { botRoutes } from './http/bot-routes.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { jsonBodyParser } from './http/fhir-body.js';
 import { FHIR_BASE, fhirRoutes } from './http/fhir-routes.js';
@@ -19,6 +22,7 @@ export interface AppDependencies {
   readonly store: ResourceStore;
   readonly clients: ClientRegistry;
   readonly tokens: TokenService;
+  readonly pool: SandboxPool;
 }
 
 /** Paths anyone may call; everything else under these prefixes needs a token. */
@@ -26,13 +30,18 @@ const PUBLIC_PATHS = new Set([`${FHIR_BASE}/metadata`]);
 const PROTECTED_PREFIXES = [FHIR_BASE, '/admin'];
 
 /** The Koa application: every route, mounted on what start-up prepared. */
-export function createApp({ config, schema, store, clients, tokens }: AppDependencies): Koa {
+export function createApp({ config, schema, store, clients, tokens, pool }: AppDependencies): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(errorMiddleware());
   app.use(jsonBodyParser(config.maxBodyBytes));
   app.use(protect(requireToken(tokens, clients)));
   const searchLimits = { defaultCount: config.defaultPageSize, maxCount: config.maxPageSize };
+  const botLimits = {
+    defaultTimeoutSeconds: config.botTimeoutSeconds,
+    maxTimeoutSeconds: config.botMaxTimeoutSeconds,
+    memoryBytes: config.botMemoryBytes,
+  };
   const queryLimits = {
     maxDepth: config.graphqlMaxDepth,
     maxCost: config.graphqlMaxCost,
@@ -44,8 +53,9 @@ export function createApp({ config, schema, store, clients, tokens }: AppDepende
     healthRoutes(),
     tokenRoutes(clients, tokens),
     adminRoutes(clients),
-    // Before the REST routes, whose `/:type` would take `$graphql` for a type.
+    // Before the REST routes, whose `/:type` and `/:type/:id` would take `$graphql` and `$execute`.
     graphqlRoutes({ schema, store, searchLimits, queryLimits }),
+    botRoutes({ store, runner: new BotRunner({ store, schema, clients, pool, searchLimits, botLimits }), limits: searchLimits }),
     fhirRoutes({ store, limits: searchLimits }),
   ]) {
     app.use(router.routes()).use(router.allowedMethods());

@@ -16,6 +16,10 @@ export interface Config {
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxCost: number;
   readonly graphqlMaxSearches: number;
+  /** Bot time limit when the Bot sets none, the most a Bot may set, and memory per execution. */
+  readonly botTimeoutSeconds: number;
+  readonly botMaxTimeoutSeconds: number;
+  readonly botMemoryBytes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -61,6 +65,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       1,
       10_000,
     ),
+    botTimeoutSeconds: integer('GRAPHIR_BOT_TIMEOUT_SECONDS', env.GRAPHIR_BOT_TIMEOUT_SECONDS ?? '10', 1, 3600),
+    botMaxTimeoutSeconds: integer('GRAPHIR_BOT_MAX_TIMEOUT_SECONDS', env.GRAPHIR_BOT_MAX_TIMEOUT_SECONDS ?? '60', 1, 3600),
+    botMemoryBytes: integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',
       env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',

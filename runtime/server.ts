@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { ClientRegistry } from './access/client-registry.js';
 import { TokenService } from './access/token-service.js';
 import { createApp } from './app.js';
+import { botIdentifierRule } from './bots/bot-identifier-rule.js';
+import { SandboxPool } from './bots/sandbox-pool.js';
 import type { Config } from './config.js';
 import { buildExecutableSchema } from './graphql/build-executable-schema.js';
 import { openDatabase, type Database } from './store/database.js';
@@ -33,7 +35,7 @@ export async function startServer(
   const schema = buildExecutableSchema();
   const db = await opening;
   await migrate(db);
-  const store = new ResourceStore(db);
+  const store = new ResourceStore(db, [botIdentifierRule]);
   await store.statistics.analyze();
   const clients = new ClientRegistry(db);
   const root = await clients.ensureRootClient(config.rootClientId, config.rootClientSecret);
@@ -44,7 +46,8 @@ export async function startServer(
     );
   }
   const tokens = await TokenService.open(db, config.tokenLifetimeSeconds);
-  const server = createApp({ config, schema, store, clients, tokens }).listen(
+  const pool = new SandboxPool({});
+  const server = createApp({ config, schema, store, clients, tokens, pool }).listen(
     config.port,
     config.host,
   );
@@ -60,6 +63,7 @@ export async function startServer(
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       });
+      await pool.close();
       await store.statistics.settled();
       if (!options.db) await db.close();
     },

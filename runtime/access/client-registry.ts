@@ -121,6 +121,15 @@ export class ClientRegistry {
     return rows[0].inserted ? 'created' : 'updated';
   }
 
+  /** A project's secrets as bots see them: `{ name: { name, valueString } }`. */
+  async secrets(projectId: string): Promise<Record<string, { name: string; valueString: string }>> {
+    const { rows } = await this.db.query<{ name: string; value: string }>(
+      'SELECT name, value FROM project_secret WHERE project_id = $1 ORDER BY name',
+      [projectId],
+    );
+    return Object.fromEntries(rows.map((row) => [row.name, { name: row.name, valueString: row.value }]));
+  }
+
   /**
    * The root client: from GRAPHIR_ROOT_CLIENT_ID / GRAPHIR_ROOT_CLIENT_SECRET when set (the
    * stored hash follows the secret), else made once with a random secret that is returned so

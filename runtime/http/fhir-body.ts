@@ -11,7 +11,7 @@ export function jsonBodyParser(limit: number): Middleware {
     // extendTypes replaces the defaults, so application/json is named again.
     extendTypes: {
       json: ['application/json', 'application/fhir+json'],
-      text: ['text/plain', 'application/graphql'],
+      text: ['text/plain', 'application/graphql', 'x-application/hl7-v2+er7'],
     },
     jsonLimit: limit,
     formLimit: limit,

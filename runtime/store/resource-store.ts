@@ -64,7 +64,11 @@ interface CurrentRow {
 export class ResourceStore {
   readonly statistics: StatisticsKeeper;
 
-  constructor(readonly db: Database) {
+  /** `rules`: checks every write must pass inside its transaction (a Bot's identifier is unique in its project). */
+  constructor(
+    readonly db: Database,
+    private readonly rules: readonly WriteRule[] = [],
+  ) {
     this.statistics = new StatisticsKeeper(db);
   }
 
@@ -151,14 +155,20 @@ export class ResourceStore {
       }
     });
     const results = await (tx
-      ? writeAll(tx, projectId, prepared)
-      : this.db.transaction((t) => writeAll(t, projectId, prepared)));
+      ? writeAll(tx, projectId, prepared, this.rules)
+      : this.db.transaction((t) => writeAll(t, projectId, prepared, this.rules)));
     // Counted when the caller's transaction is still open too: an ANALYZE that runs before its
     // commit only sees older rows, and the next write brings the statistics up to date.
     this.statistics.written(results.length * ROWS_PER_RESOURCE);
     return results;
   }
 }
+
+/**
+ * A check inside the write transaction, after versions are settled and before anything is
+ * stored: it sees the new content of every created or updated resource and throws to refuse.
+ */
+export type WriteRule = (tx: Queryable, projectId: string, resources: readonly FhirResource[]) => Promise<void>;
 
 /** Which of several operations was refused, so that a Bundle can name its entry. */
 export class WriteOperationError extends Error {
@@ -202,6 +212,7 @@ async function writeAll(
   tx: Queryable,
   projectId: string,
   writes: readonly PreparedWrite[],
+  rules: readonly WriteRule[],
 ): Promise<WriteResult[]> {
   assertDistinct(writes);
   const current = await lockCurrent(
@@ -230,6 +241,7 @@ async function writeAll(
     }
   }
   if (rows.length === 0) return results;
+  for (const rule of rules) await rule(tx, projectId, rows.filter((r) => r.content).map((r) => r.content!));
   await storeVersions(tx, rows);
   await replaceSearchIndex(
     tx,

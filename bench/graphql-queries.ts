@@ -1,0 +1,148 @@
+/**
+ * npm run bench:graphql — the synthetic data set (1,000 patients) loaded over REST, then GraphQL
+ * queries Q1–Q8 over HTTP at concurrency 1 and 16, on PGlite and on PostgreSQL, beside a trivial
+ * Koa handler on the same machine (the floor). Prints p50, p99 and requests per second.
+ */
+import Koa from 'koa';
+import type { AddressInfo } from 'node:net';
+import { availableEngines } from '../test/support/test-databases.js';
+import { startTestServer, type TestServer } from '../test/support/test-server.js';
+import { openBenchDatabase } from './bench-database.js';
+import { transactionBundles } from './synthetic-dataset.js';
+
+const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+/** Medplum 5.0.2 on PostgreSQL and Redis, same data and machine kind, one request at a time (ms). */
+const MEDPLUM_P50: Record<string, number> = {
+  Q1: 7.0,
+  Q2: 7.6,
+  Q3: 7.8,
+  Q4: 6.7,
+  Q5: 10.8,
+  Q6: 6.9,
+  Q7: 6.6,
+  Q8: 15.2,
+};
+
+const QUERIES: Record<string, (ids: Ids, i: number) => string> = {
+  Q1: (ids, i) => `{ Patient(id: "${pick(ids.patients, i)}") { id name { family given use } } }`,
+  Q2: (_, i) =>
+    `{ PatientList(name: "${['smi', 'garc', 'chal', 'jones'][i % 4]}") { id name { family given } } }`,
+  Q3: (_, i) =>
+    `{ PatientList(address_city: "${['Boston', 'Austin', 'Denver'][i % 3]}", gender: "${i % 2 ? 'male' : 'female'}") { id birthDate } }`,
+  Q4: (ids, i) =>
+    `{ DiagnosticReport(id: "${pick(ids.reports, i)}") { id status result { resource { ... on Observation { id valueQuantity { value unit } } } } } }`,
+  Q5: (ids, i) =>
+    `{ Patient(id: "${pick(ids.patients, i)}") { id DiagnosticReportList(_reference: subject) { id result { resource { ... on Observation { valueQuantity { value unit } } } } } EncounterList(_reference: patient) { id status } } }`,
+  Q6: (ids, i) =>
+    `{ Patient(id: "${pick(ids.patients, i)}") { name(use: official) { family } extension(url: "http://example.org/fhir/StructureDefinition/preferred-pharmacy") { valueString } } }`,
+  Q7: (ids, i) =>
+    `{ Patient(id: "${pick(ids.patients, i)}") { name(fhirpath: "use = 'nickname'") { given } } }`,
+  Q8: () =>
+    `{ PatientList(_count: 100) { id name { family given } address { city state postalCode } } }`,
+};
+
+interface Ids {
+  readonly patients: string[];
+  readonly reports: string[];
+}
+
+const floor = await startFloor();
+for (const engine of await availableEngines()) {
+  const server = await startTestServer(
+    engine,
+    { GRAPHIR_BOT_WORKERS: '1' },
+    await openBenchDatabase(engine),
+  );
+  try {
+    const ids = await load(server);
+    for (const concurrency of [1, 16]) {
+      const base = await measure(concurrency, () => fetch(floor.url).then((r) => r.arrayBuffer()));
+      console.log(
+        `${engine} c=${concurrency} floor (trivial Koa)  p50 ${base.p50.toFixed(2)} ms  p99 ${base.p99.toFixed(2)} ms  ${base.rps.toFixed(0)} req/s`,
+      );
+      for (const [name, query] of Object.entries(QUERIES)) {
+        let i = 0;
+        const result = await measure(concurrency, () => graphql(server, query(ids, i++)));
+        const vsMedplum =
+          concurrency === 1
+            ? `  ${(MEDPLUM_P50[name] / result.p50).toFixed(1)}× faster than Medplum's ${MEDPLUM_P50[name]} ms`
+            : '';
+        console.log(
+          `${engine} c=${concurrency} ${name}  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  ${result.rps.toFixed(0)} req/s${vsMedplum}`,
+        );
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+}
+floor.close();
+console.log("Medplum's Q1 at concurrency 16: 320 requests/s.");
+
+async function load(server: TestServer): Promise<Ids> {
+  for (const bundle of transactionBundles(PATIENTS, 500)) {
+    const response = await server.fhir('/', { method: 'POST', body: bundle });
+    if (response.status !== 200) throw new Error(`load failed: ${response.status}`);
+  }
+  await server.store.statistics.settled();
+  const ids = async (type: string) =>
+    (await (await server.fhir(`/${type}?_count=1000&_elements=id&_total=none`)).json()).entry.map(
+      (e: { resource: { id: string } }) => e.resource.id,
+    );
+  return { patients: await ids('Patient'), reports: await ids('DiagnosticReport') };
+}
+
+async function graphql(server: TestServer, query: string): Promise<void> {
+  const response = await server.fhir('/$graphql', {
+    method: 'POST',
+    body: JSON.stringify({ query }),
+    headers: { 'Content-Type': 'application/json' },
+  });
+  const body = await response.json();
+  if (response.status !== 200 || body.errors)
+    throw new Error(`query failed: ${JSON.stringify(body).slice(0, 300)}`);
+}
+
+async function measure(
+  concurrency: number,
+  request: () => Promise<unknown>,
+): Promise<{ p50: number; p99: number; rps: number }> {
+  for (let i = 0; i < 20; i++) await request(); // warm up
+  const times: number[] = [];
+  let remaining = REQUESTS;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (remaining-- > 0) {
+        const t0 = performance.now();
+        await request();
+        times.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  times.sort((a, b) => a - b);
+  return {
+    p50: times[Math.floor(times.length / 2)],
+    p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))],
+    rps: times.length / seconds,
+  };
+}
+
+async function startFloor(): Promise<{ url: string; close(): void }> {
+  const app = new Koa();
+  app.use((ctx) => {
+    ctx.body = { ok: true };
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => server.close(),
+  };
+}
+
+function pick(list: readonly string[], i: number): string {
+  return list[(i * 7919) % list.length];
+}

@@ -1,0 +1,125 @@
+/**
+ * The `fhir` client a bot receives, host side: each method the sandbox forwards runs against
+ * the store with the bot's project's access, through the same code as REST and GraphQL.
+ */
+import { execute, parse, validate, type GraphQLSchema } from 'graphql';
+import { searchableTypes } from '../../generated/search/index.js';
+import { Scopes } from '../access/scopes.js';
+import { FULL_ACCESS } from '../access/client-registry.js';
+import { parseSearchRequest, type SearchLimits } from '../fhir/search-request.js';
+import type { FhirResource } from '../graphql/graphql-context.js';
+import { createStoreDataSource } from '../graphql/store-data-source.js';
+import { fhirError } from '../http/fhir-error.js';
+import type { ResourceStore } from '../store/resource-store.js';
+import { searchResources } from '../store/search-store.js';
+
+export interface BotHostOptions {
+  readonly store: ResourceStore;
+  readonly schema: GraphQLSchema;
+  readonly limits: SearchLimits;
+  readonly projectId: string;
+}
+
+export type HostCall = (method: string, args: unknown[]) => Promise<unknown>;
+
+export function createBotHost({ store, schema, limits, projectId }: BotHostOptions): HostCall {
+  const search = async (type: unknown, query: unknown): Promise<FhirResource[]> => {
+    const resourceType = knownType(type);
+    const request = parseSearchRequest(resourceType, toParams(query), limits);
+    return [...(await searchResources(store.db, projectId, resourceType, request)).matches];
+  };
+  const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {
+    readResource: (type, id) => store.read(projectId, knownType(type), text(id, 'id')),
+    searchResources: search,
+    searchOne: async (type, query) => (await search(type, withCount(query)))[0] ?? null,
+    createResource: async (resource) =>
+      (await store.write(projectId, [{ kind: 'create', resource: resourceOf(resource) }]))[0]
+        .resource,
+    updateResource: async (resource) => {
+      const value = resourceOf(resource);
+      const id = text(value.id, 'resource.id');
+      return (
+        await store.write(projectId, [
+          { kind: 'update', resourceType: value.resourceType, id, resource: value },
+        ])
+      )[0].resource;
+    },
+    deleteResource: async (type, id) => {
+      await store.write(projectId, [
+        { kind: 'delete', resourceType: knownType(type), id: text(id, 'id') },
+      ]);
+      return null;
+    },
+    graphql: async (query, variables) => {
+      const document = parse(text(query, 'query'));
+      const errors = validate(schema, document);
+      if (errors.length > 0) return { errors: errors.map((e) => ({ message: e.message })) };
+      const access = {
+        clientId: 'bot',
+        projectId,
+        scopes: Scopes.parse(FULL_ACCESS),
+        admin: false,
+        expires: Infinity,
+      };
+      const data = createStoreDataSource(store, projectId, access, limits);
+      const result = await execute({
+        schema,
+        document,
+        contextValue: { data },
+        variableValues: (variables ?? {}) as Record<string, unknown>,
+      });
+      return JSON.parse(JSON.stringify(result));
+    },
+  };
+  return (method, args) => {
+    const run = methods[method];
+    if (!run)
+      return Promise.reject(
+        fhirError(400, 'not-supported', `fhir.${method} is not a method of the bot's client`),
+      );
+    return run(...args);
+  };
+}
+
+function knownType(type: unknown): string {
+  if (typeof type !== 'string' || !searchableTypes.has(type))
+    throw fhirError(400, 'invalid', `${String(type)} is not a resource type`);
+  return type;
+}
+
+function text(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '')
+    throw fhirError(400, 'invalid', `${name} must be a non-empty string`);
+  return value;
+}
+
+function resourceOf(value: unknown): FhirResource {
+  if (
+    !value ||
+    typeof value !== 'object' ||
+    typeof (value as FhirResource).resourceType !== 'string'
+  ) {
+    throw fhirError(400, 'invalid', 'Expected a FHIR resource');
+  }
+  return value as FhirResource;
+}
+
+/** A query as `name=x&gender=male`, or as an object of strings (or string arrays). */
+function toParams(query: unknown): URLSearchParams {
+  if (query === undefined || query === null) return new URLSearchParams();
+  if (typeof query === 'string') return new URLSearchParams(query.replace(/^\?/, ''));
+  if (typeof query === 'object' && !Array.isArray(query)) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      for (const item of Array.isArray(value) ? value : [value]) params.append(key, String(item));
+    }
+    return params;
+  }
+  throw fhirError(400, 'invalid', 'A search query is a string or an object');
+}
+
+function withCount(query: unknown): URLSearchParams {
+  const params = toParams(query);
+  params.set('_count', '1');
+  return params;
+}

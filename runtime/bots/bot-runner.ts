@@ -1,0 +1,138 @@
+/**
+ * Runs one Bot: its code in the sandbox with the caller's input, the project's secrets and a
+ * `fhir` client with the project's access; then an AuditEvent with the outcome, the duration and
+ * the tail of the console output. The HTTP layer turns the outcome into a response.
+ */
+import { randomUUID } from 'node:crypto';
+import type { GraphQLSchema } from 'graphql';
+import type { ClientRegistry } from '../access/client-registry.js';
+import type { SearchLimits } from '../fhir/search-request.js';
+import type { FhirResource } from '../graphql/graphql-context.js';
+import { Hl7Message } from '../hl7/hl7-message.js';
+import type { ResourceStore } from '../store/resource-store.js';
+import { createBotHost } from './bot-host.js';
+import type { BotInput } from './bot-input.js';
+import type { SandboxPool, SandboxResult } from './sandbox-pool.js';
+
+export interface BotLimits {
+  readonly defaultTimeoutSeconds: number;
+  readonly maxTimeoutSeconds: number;
+  readonly memoryBytes: number;
+}
+
+export interface BotRunnerOptions {
+  readonly store: ResourceStore;
+  readonly schema: GraphQLSchema;
+  readonly clients: ClientRegistry;
+  readonly pool: SandboxPool;
+  readonly searchLimits: SearchLimits;
+  readonly botLimits: BotLimits;
+}
+
+export interface BotExecution {
+  readonly projectId: string;
+  readonly bot: FhirResource;
+  readonly input: BotInput;
+  /** The client that asked, for the AuditEvent. */
+  readonly callerId: string;
+}
+
+export type BotOutcome = SandboxResult & { readonly traceId: string };
+
+/** Console output kept in the AuditEvent: its last characters. */
+const CONSOLE_TAIL = 4000;
+/** tsx (npm run dev) compiles classes with calls to an `__name` helper; the isolate needs one too. */
+const NAME_SHIM = 'var __name = (target) => target;';
+/** Parses the input text into an Hl7Message inside the sandbox before the handler sees it. */
+const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.input && typeof event.input.__hl7 === 'string' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event);`;
+
+export class BotRunner {
+  constructor(private readonly options: BotRunnerOptions) {}
+
+  async execute({ projectId, bot, input, callerId }: BotExecution): Promise<BotOutcome> {
+    const { store, schema, clients, pool, searchLimits, botLimits } = this.options;
+    const traceId = randomUUID();
+    const event = {
+      bot: { reference: `Bot/${bot.id}` },
+      input: input.kind === 'hl7' ? { __hl7: input.value } : input.value,
+      contentType: input.contentType,
+      secrets: await clients.secrets(projectId),
+      traceId,
+    };
+    const started = new Date();
+    const result = await pool.run({
+      code: String(bot.code ?? ''),
+      event,
+      preludes: [
+        NAME_SHIM,
+        Hl7Message.toString(),
+        'globalThis.Hl7Message = Hl7Message;',
+        HL7_EVENT,
+      ],
+      timeoutMs: timeoutOf(bot, botLimits) * 1000,
+      memoryBytes: botLimits.memoryBytes,
+      host: createBotHost({ store, schema, limits: searchLimits, projectId }),
+    });
+    await store.write(projectId, [
+      { kind: 'create', resource: auditEvent(bot, callerId, traceId, started, result) },
+    ]);
+    return { ...result, traceId };
+  }
+}
+
+function timeoutOf(bot: FhirResource, limits: BotLimits): number {
+  const requested = typeof bot.timeout === 'number' ? bot.timeout : limits.defaultTimeoutSeconds;
+  return Math.min(requested, limits.maxTimeoutSeconds);
+}
+
+/** @see http://hl7.org/fhir/R4/auditevent.html */
+function auditEvent(
+  bot: FhirResource,
+  callerId: string,
+  traceId: string,
+  started: Date,
+  result: SandboxResult,
+): FhirResource {
+  const ended = new Date();
+  const outcome = { ok: '0', error: '4', timeout: '8', memory: '8' }[result.status];
+  const detail = (type: string, valueString: string) => ({ type, valueString });
+  return {
+    resourceType: 'AuditEvent',
+    type: {
+      system: 'http://terminology.hl7.org/CodeSystem/audit-event-type',
+      code: 'rest',
+      display: 'RESTful Operation',
+    },
+    subtype: [
+      {
+        system: 'http://hl7.org/fhir/restful-interaction',
+        code: 'operation',
+        display: 'operation',
+      },
+    ],
+    action: 'E',
+    period: { start: started.toISOString(), end: ended.toISOString() },
+    recorded: ended.toISOString(),
+    outcome,
+    outcomeDesc: result.status === 'error' ? result.message : result.status,
+    agent: [
+      {
+        type: { text: 'client' },
+        who: { identifier: { system: 'urn:graphir:client', value: callerId } },
+        requestor: true,
+      },
+    ],
+    source: { observer: { display: 'Graphir bot runtime' } },
+    entity: [
+      {
+        what: { reference: `Bot/${bot.id}` },
+        detail: [
+          detail('status', result.status),
+          detail('duration-ms', String(Math.round(result.durationMs))),
+          detail('trace-id', traceId),
+          ...(result.console ? [detail('console', result.console.slice(-CONSOLE_TAIL))] : []),
+        ],
+      },
+    ],
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * One bot execution inside a worker: a NEW QuickJS runtime and context (fresh globals) with a
+ * memory limit, a stack limit and an interrupt handler at the deadline; the preludes, the
+ * bootstrap (console, `fhir`), the bot's code; then `handler(fhir, event)`, running pending jobs
+ * and waiting for host replies until its promise settles. Everything is disposed afterwards.
+ */
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten';
+import { BOOTSTRAP_SOURCE, commonJsWrapper, looksLikeModule } from './sandbox-bootstrap.js';
+import { ConsoleTail } from './sandbox-console.js';
+import type { RunMessage, WorkerOutcome } from './sandbox-types.js';
+
+/** Sends `fhir.<method>` to the main thread; resolves to the reply JSON, never rejects. */
+export type HostCaller = (method: string, argsJson: string) => Promise<string>;
+
+/** QuickJS's stack limit; the worker's native stack must be far deeper (see sandbox-pool.ts). */
+const STACK_BYTES = 256 * 1024;
+/** Concurrent `fhir` calls one execution may have in flight. */
+const MAX_HOST_CALLS_IN_FLIGHT = 256;
+
+class Failure extends Error {
+  constructor(
+    readonly status: 'error' | 'timeout' | 'memory',
+    message: string = status,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs one bot. `clean` is false when freeing the QuickJS runtime failed: the WebAssembly module
+ * may then be in a bad state, and the worker should be replaced.
+ */
+export async function runIsolate(
+  module: QuickJSWASMModule,
+  request: RunMessage,
+  callHost: HostCaller,
+): Promise<{ outcome: WorkerOutcome; clean: boolean }> {
+  const execution = new Execution(module, request, callHost);
+  let outcome: WorkerOutcome;
+  try {
+    outcome = await execution.execute();
+  } catch (error) {
+    outcome = execution.outcomeOf(error);
+  }
+  try {
+    execution.dispose();
+    return { outcome, clean: true };
+  } catch {
+    return { outcome, clean: false };
+  }
+}
+
+class Execution {
+  private readonly deadline: number;
+  private readonly runtime: QuickJSRuntime;
+  private readonly vm: QuickJSContext;
+  private readonly console = new ConsoleTail();
+  private readonly inFlight = new Set<QuickJSDeferredPromise>();
+  private interrupted = false;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    module: QuickJSWASMModule,
+    private readonly request: RunMessage,
+    private readonly callHost: HostCaller,
+  ) {
+    this.deadline = Date.now() + request.timeoutMs;
+    this.runtime = module.newRuntime();
+    this.runtime.setMemoryLimit(request.memoryBytes);
+    this.runtime.setMaxStackSize(STACK_BYTES);
+    this.runtime.setInterruptHandler(() => (this.interrupted ||= Date.now() >= this.deadline));
+    this.runtime.setModuleLoader((name) => ({
+      error: new Error(`Cannot find module '${name}': bots cannot import modules`),
+    }));
+    this.vm = this.runtime.newContext();
+  }
+
+  async execute(): Promise<WorkerOutcome> {
+    const { vm, request } = this;
+    request.preludes.forEach((source, index) => {
+      this.evaluate(source, `prelude-${index + 1}.js`).dispose();
+    });
+    using api = this.bootstrap();
+    using exports = await this.loadExports(api);
+    using invoke = vm.getProp(api, 'invoke');
+    using eventJson = vm.newString(request.eventJson);
+    using promise = this.check(vm.callFunction(invoke, vm.undefined, exports, eventJson));
+    using settled = await this.settle(promise);
+    const text = vm.getString(settled);
+    const console = this.console.text();
+    if (text.startsWith('h')) return { status: 'ok', hl7: text.slice(1), console };
+    return text === 'u'
+      ? { status: 'ok', console }
+      : { status: 'ok', valueJson: text.slice(1), console };
+  }
+
+  outcomeOf(error: unknown): WorkerOutcome {
+    const console = this.console.text();
+    if (this.interrupted) return { status: 'timeout', console };
+    if (!(error instanceof Failure)) {
+      const message = error instanceof Error ? error.message : String(error);
+      // V8's own stack limit, hit inside QuickJS before QuickJS's (the worker then retires).
+      if (error instanceof RangeError) return { status: 'error', message, console };
+      return { status: 'error', message: `The sandbox failed: ${message}`, console };
+    }
+    return error.status === 'error'
+      ? { status: 'error', message: error.message, console }
+      : { status: error.status, console };
+  }
+
+  dispose(): void {
+    for (const deferred of this.inFlight) deferred.dispose();
+    this.inFlight.clear();
+    this.vm.dispose();
+    this.runtime.dispose();
+  }
+
+  /** Evaluates the bootstrap with the two host functions; returns its `{ cjs, invoke }`. */
+  private bootstrap(): QuickJSHandle {
+    const { vm } = this;
+    using factory = this.evaluate(BOOTSTRAP_SOURCE, 'bootstrap.js');
+    using hostCall = vm.newFunction('hostCall', (method, args) =>
+      this.hostCall(vm.getString(method), vm.getString(args)),
+    );
+    using writeLog = vm.newFunction('writeLog', (line) => {
+      this.console.push(vm.getString(line));
+    });
+    return this.check(vm.callFunction(factory, vm.undefined, hostCall, writeLog));
+  }
+
+  private async loadExports(api: QuickJSHandle): Promise<QuickJSHandle> {
+    const { vm, request } = this;
+    if (looksLikeModule(request.code)) {
+      using namespace = this.evaluate(request.code, 'bot.mjs', 'module');
+      return this.settle(namespace);
+    }
+    using wrapper = this.evaluate(commonJsWrapper(request.code), 'bot.js');
+    using cjs = vm.getProp(api, 'cjs');
+    return this.check(vm.callFunction(cjs, vm.undefined, wrapper));
+  }
+
+  private evaluate(source: string, filename: string, type: 'global' | 'module' = 'global') {
+    const result = this.vm.evalCode(source, filename, { type });
+    if (result.error) throw this.failureOf(result.error, filename);
+    return result.value;
+  }
+
+  private check(result: { value: QuickJSHandle } | { error: QuickJSHandle }): QuickJSHandle {
+    if ('error' in result && result.error) throw this.failureOf(result.error);
+    return (result as { value: QuickJSHandle }).value;
+  }
+
+  /** `fhir.<method>` inside the isolate: a promise resolved with the reply JSON. */
+  private hostCall(method: string, argsJson: string): QuickJSHandle {
+    if (this.inFlight.size >= MAX_HOST_CALLS_IN_FLIGHT) {
+      throw new Error(`More than ${MAX_HOST_CALLS_IN_FLIGHT} fhir calls at once`);
+    }
+    const deferred = this.vm.newPromise();
+    this.inFlight.add(deferred);
+    void this.callHost(method, argsJson).then((replyJson) => {
+      if (!this.inFlight.delete(deferred)) return;
+      try {
+        using reply = this.vm.newString(replyJson);
+        deferred.resolve(reply);
+      } catch {
+        deferred.dispose();
+      }
+      this.wake?.();
+    });
+    return deferred.handle;
+  }
+
+  /** Runs jobs and waits for host replies until `handle` (a promise or a plain value) settles. */
+  private async settle(handle: QuickJSHandle): Promise<QuickJSHandle> {
+    for (;;) {
+      const jobs = this.runtime.executePendingJobs();
+      if (jobs.error) throw this.failureOf(jobs.error);
+      const state = this.vm.getPromiseState(handle);
+      if (state.type === 'fulfilled') return state.notAPromise ? handle.dup() : state.value;
+      if (state.type === 'rejected') throw this.failureOf(state.error);
+      if (this.inFlight.size === 0) {
+        throw new Failure('error', 'The bot awaited a promise that never settles');
+      }
+      await this.nextReply();
+    }
+  }
+
+  private async nextReply(): Promise<void> {
+    const remaining = this.deadline - Date.now();
+    if (remaining <= 0) {
+      this.interrupted = true;
+      throw new Failure('timeout');
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, remaining);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
+  }
+
+  /** Turns a thrown QuickJS value (disposed here) into a Failure. */
+  private failureOf(handle: QuickJSHandle, filename?: string): Failure {
+    const thrown: unknown = handle.alive ? this.vm.dump(handle) : undefined;
+    if (handle.alive) handle.dispose();
+    if (this.interrupted) return new Failure('timeout');
+    const { name, message, stack } = describe(thrown);
+    if (name === 'InternalError' && /out of memory/i.test(message)) return new Failure('memory');
+    if (thrown === null && this.nearMemoryLimit()) return new Failure('memory');
+    if (name === 'SyntaxError' && filename !== undefined) {
+      const where = /\((.*?)\)|at (\S+)/.exec(stack)?.slice(1).find(Boolean);
+      return new Failure('error', `Syntax error in ${where ?? filename}: ${message}`);
+    }
+    return new Failure('error', message);
+  }
+
+  private nearMemoryLimit(): boolean {
+    using usage = this.runtime.computeMemoryUsage();
+    const used = this.vm.dump(usage) as { malloc_size?: number };
+    return (used.malloc_size ?? 0) > this.request.memoryBytes * 0.9;
+  }
+}
+
+function describe(thrown: unknown): { name?: string; message: string; stack: string } {
+  if (thrown && typeof thrown === 'object' && 'message' in thrown) {
+    const { name, message, stack } = thrown as Record<string, unknown>;
+    return {
+      name: typeof name === 'string' ? name : undefined,
+      message: String(message),
+      stack: typeof stack === 'string' ? stack : '',
+    };
+  }
+  if (typeof thrown === 'string') return { message: thrown, stack: '' };
+  let message: string;
+  try {
+    message = JSON.stringify(thrown) ?? String(thrown);
+  } catch {
+    message = String(thrown);
+  }
+  return { message, stack: '' };
+}

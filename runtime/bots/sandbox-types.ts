@@ -1,0 +1,74 @@
+/**
+ * The shapes shared by the sandbox pool (main thread) and its workers. Only strings and plain
+ * data cross the thread boundary: JSON values travel as JSON text, never as objects or functions.
+ */
+
+/** What one bot execution ended with; `durationMs` is measured on the main thread. */
+export type SandboxResult = (
+  | { status: 'ok'; value?: unknown; hl7?: string; console: string }
+  | { status: 'error'; message: string; console: string }
+  | { status: 'timeout'; console: string }
+  | { status: 'memory'; console: string }
+) & { durationMs: number };
+
+/** Runs one `fhir.<method>(...args)` call of a bot on the main thread. */
+export type SandboxHost = (method: string, args: unknown[]) => Promise<unknown>;
+
+export interface SandboxRequest {
+  readonly code: string;
+  readonly event: unknown;
+  /** Scripts evaluated before the bot's code, e.g. the source of a class that defines a global. */
+  readonly preludes?: readonly string[];
+  readonly timeoutMs: number;
+  readonly memoryBytes: number;
+  readonly host: SandboxHost;
+}
+
+/** main → worker: run a bot. */
+export interface RunMessage {
+  readonly type: 'run';
+  readonly id: number;
+  readonly code: string;
+  readonly eventJson: string;
+  readonly preludes: readonly string[];
+  readonly timeoutMs: number;
+  readonly memoryBytes: number;
+}
+
+/**
+ * The answer to a host call, as JSON text the isolate parses itself:
+ * `{"ok":true,"value":…}` or `{"ok":false,"message":"…","outcome":{…}}`.
+ */
+export interface HostReplyMessage {
+  readonly type: 'host-reply';
+  readonly id: number;
+  readonly callId: number;
+  readonly replyJson: string;
+}
+
+export type ToWorker = RunMessage | HostReplyMessage;
+
+/** What the isolate produced; the pool parses `valueJson` and adds `durationMs`. */
+export type WorkerOutcome =
+  | { status: 'ok'; valueJson?: string; hl7?: string; console: string }
+  | { status: 'error'; message: string; console: string }
+  | { status: 'timeout'; console: string }
+  | { status: 'memory'; console: string };
+
+/** worker → main. */
+export type FromWorker =
+  | { readonly type: 'ready' }
+  | {
+      readonly type: 'host-call';
+      readonly id: number;
+      readonly callId: number;
+      readonly method: string;
+      readonly argsJson: string;
+    }
+  | {
+      readonly type: 'result';
+      readonly id: number;
+      readonly outcome: WorkerOutcome;
+      /** The worker is exiting (its QuickJS module may be damaged): do not give it more work. */
+      readonly retiring: boolean;
+    };

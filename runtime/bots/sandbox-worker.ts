@@ -1,0 +1,50 @@
+/**
+ * The worker thread of the sandbox pool: loads the QuickJS WebAssembly module once, then runs
+ * one bot at a time, each in a fresh QuickJS runtime (see sandbox-isolate.ts). `fhir` calls are
+ * posted to the main thread as JSON text and answered the same way.
+ */
+import { parentPort } from 'node:worker_threads';
+import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
+import { runIsolate } from './sandbox-isolate.js';
+import type { FromWorker, RunMessage, ToWorker } from './sandbox-types.js';
+
+if (!parentPort) throw new Error('sandbox-worker.ts runs as a worker thread of the sandbox pool');
+const port = parentPort;
+const post = (message: FromWorker): void => port.postMessage(message);
+
+const quickjs = newQuickJSWASMModule(RELEASE_SYNC);
+const replies = new Map<number, (replyJson: string) => void>();
+let lastCallId = 0;
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'run') void run(message);
+  else replies.get(message.callId)?.(message.replyJson);
+});
+quickjs.then(
+  () => post({ type: 'ready' }),
+  (error: unknown) => {
+    throw error;
+  },
+);
+
+async function run(request: RunMessage): Promise<void> {
+  const calls = new Set<number>();
+  const callHost = (method: string, argsJson: string): Promise<string> =>
+    new Promise((resolve) => {
+      const callId = ++lastCallId;
+      calls.add(callId);
+      replies.set(callId, (replyJson) => {
+        replies.delete(callId);
+        resolve(replyJson);
+      });
+      post({ type: 'host-call', id: request.id, callId, method, argsJson });
+    });
+  try {
+    const { outcome, clean } = await runIsolate(await quickjs, request, callHost);
+    post({ type: 'result', id: request.id, outcome, retiring: !clean });
+    // A QuickJS runtime that could not be freed may have left the module broken: start afresh.
+    if (!clean) process.exit(1);
+  } finally {
+    for (const callId of calls) replies.delete(callId);
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * `POST|GET [base]/Bot/{id}/$execute` and `POST|GET [base]/Bot/$execute?identifier=system|value`.
+ * The caller needs read access to Bot; the identifier is looked up in the caller's project only.
+ * The answer's type follows the handler's return value; `Prefer: respond-async` answers 202 with
+ * a Task that later holds the result.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { BotRunner, type BotOutcome } from '../bots/bot-runner.js';
+import { HL7_V2_ER7, readBotInput } from '../bots/bot-input.js';
+import type { SearchLimits } from '../fhir/search-request.js';
+import type { FhirResource } from '../graphql/graphql-context.js';
+import type { ResourceStore } from '../store/resource-store.js';
+import { searchResources } from '../store/search-store.js';
+import { parseSearchRequest } from '../fhir/search-request.js';
+import { FHIR_JSON } from './fhir-body.js';
+import { FhirError, fhirError, informational } from './fhir-error.js';
+import { FHIR_BASE } from './fhir-routes.js';
+import { accessOf, authorize, projectOf } from './require-token.js';
+import { searchableTypes } from '../../generated/search/index.js';
+
+export interface BotRouteOptions {
+  readonly store: ResourceStore;
+  readonly runner: BotRunner;
+  readonly limits: SearchLimits;
+}
+
+export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
+  const router = new Router({ prefix: `${FHIR_BASE}/Bot` });
+
+  const execute = async (ctx: Context, bot: FhirResource) => {
+    const input = readBotInput(ctx, ['identifier']);
+    const execution = { projectId: projectOf(ctx), bot, input, callerId: accessOf(ctx).clientId };
+    if (/respond-async/.test(ctx.get('Prefer'))) {
+      const task = await startTask(store, execution.projectId, bot);
+      void runner.execute(execution).then(
+        (outcome) => finishTask(store, execution.projectId, task, outcome),
+        (error: unknown) =>
+          finishTask(store, execution.projectId, task, {
+            status: 'error',
+            message: (error as Error).message,
+            console: '',
+            durationMs: 0,
+            traceId: '',
+          }),
+      );
+      ctx.status = 202;
+      ctx.set('Content-Location', `${ctx.protocol}://${ctx.host}${FHIR_BASE}/Task/${task.id}`);
+      ctx.type = FHIR_JSON;
+      ctx.body = informational(`Bot/${bot.id} is running; its result will be in Task/${task.id}`);
+      return;
+    }
+    respond(ctx, await runner.execute(execution));
+  };
+
+  const byIdentifier = async (ctx: Context) => {
+    authorize(accessOf(ctx), 'Bot', 'r');
+    const identifier = ctx.URL.searchParams.get('identifier');
+    if (!identifier)
+      throw fhirError(
+        400,
+        'required',
+        'Name the bot: Bot/{id}/$execute or Bot/$execute?identifier=system|value',
+        'identifier',
+      );
+    const request = parseSearchRequest('Bot', new URLSearchParams({ identifier }), limits);
+    const { matches } = await searchResources(store.db, projectOf(ctx), 'Bot', {
+      ...request,
+      count: 2,
+      total: 'none',
+    });
+    if (matches.length === 0)
+      throw fhirError(404, 'not-found', `No Bot has the identifier ${identifier}`);
+    await execute(ctx, matches[0]);
+  };
+  const byId = async (ctx: Context) => {
+    authorize(accessOf(ctx), 'Bot', 'r');
+    await execute(ctx, await store.read(projectOf(ctx), 'Bot', ctx.params.id));
+  };
+  router.get('/$execute', byIdentifier);
+  router.post('/$execute', byIdentifier);
+  router.get('/:id/$execute', byId);
+  router.post('/:id/$execute', byId);
+  return router;
+}
+
+/** By the handler's return value: string, Hl7Message, FHIR resource, other JSON, nothing. */
+function respond(ctx: Context, outcome: BotOutcome): void {
+  ctx.set('X-Trace-Id', outcome.traceId);
+  if (outcome.status !== 'ok') throw failure(outcome);
+  ctx.status = 200;
+  if (outcome.hl7 !== undefined) {
+    ctx.type = HL7_V2_ER7;
+    ctx.body = outcome.hl7;
+  } else if (typeof outcome.value === 'string') {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = outcome.value;
+  } else if (outcome.value === undefined || outcome.value === null) {
+    ctx.type = FHIR_JSON;
+    ctx.body = informational('The bot ran and returned nothing');
+  } else {
+    ctx.type = isResource(outcome.value) ? FHIR_JSON : 'application/json';
+    ctx.body = JSON.stringify(outcome.value);
+  }
+}
+
+function failure(outcome: BotOutcome): FhirError {
+  switch (outcome.status) {
+    case 'timeout':
+      return fhirError(408, 'timeout', 'The bot ran past its time limit and was stopped');
+    case 'memory':
+      return fhirError(400, 'too-costly', 'The bot ran past its memory limit and was stopped');
+    default:
+      return fhirError(
+        400,
+        'processing',
+        outcome.status === 'error' ? outcome.message : 'The bot failed',
+      );
+  }
+}
+
+function isResource(value: unknown): boolean {
+  const type = (value as { resourceType?: unknown })?.resourceType;
+  return typeof type === 'string' && searchableTypes.has(type);
+}
+
+async function startTask(
+  store: ResourceStore,
+  projectId: string,
+  bot: FhirResource,
+): Promise<FhirResource> {
+  const task = {
+    resourceType: 'Task',
+    status: 'in-progress',
+    intent: 'order',
+    code: { text: 'Bot execution' },
+    focus: { reference: `Bot/${bot.id}` },
+    authoredOn: new Date().toISOString(),
+  };
+  const [result] = await store.write(projectId, [{ kind: 'create', resource: task }]);
+  return result.resource!;
+}
+
+/** The Task holds the response the synchronous call would have given. */
+async function finishTask(
+  store: ResourceStore,
+  projectId: string,
+  task: FhirResource,
+  outcome: BotOutcome,
+): Promise<void> {
+  const ok = outcome.status === 'ok';
+  const body = ok
+    ? (outcome.hl7 ??
+      (typeof outcome.value === 'string' ? outcome.value : JSON.stringify(outcome.value ?? null)))
+    : failure(outcome).message;
+  const contentType = !ok
+    ? 'text/plain'
+    : outcome.hl7 !== undefined
+      ? HL7_V2_ER7
+      : typeof outcome.value === 'string'
+        ? 'text/plain'
+        : 'application/json';
+  const finished = {
+    ...task,
+    status: ok ? 'completed' : 'failed',
+    ...(ok ? {} : { statusReason: { text: body } }),
+    output: [
+      {
+        type: { text: 'result' },
+        valueAttachment: { contentType, data: Buffer.from(body).toString('base64') },
+      },
+    ],
+  };
+  await store
+    .write(projectId, [
+      { kind: 'update', resourceType: 'Task', id: task.id!, resource: finished as FhirResource },
+    ])
+    .catch(() => {});
+}

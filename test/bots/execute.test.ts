@@ -1,0 +1,331 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const ECHO_ESM = `export async function handler(fhir, event) {
+  const input = event.input;
+  const kind = input === null ? 'null' : Array.isArray(input) ? 'array' : input instanceof Hl7Message ? 'hl7' : typeof input;
+  console.log('echo', kind);
+  return { kind, input: kind === 'hl7' ? input.toString() : input, contentType: event.contentType, bot: event.bot, hasTrace: typeof event.traceId === 'string' };
+}`;
+const ECHO_CJS = `exports.handler = async (fhir, event) => ({ cjs: true, input: event.input });`;
+const ADT = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8');
+
+describe('Bot/$execute', () => {
+  let server: TestServer;
+  let echoId: string;
+  const createBot = async (
+    code: string,
+    identifier?: { system: string; value: string },
+    extra: object = {},
+    token?: string,
+  ) => {
+    const response = await server.fhir('/Bot', {
+      method: 'POST',
+      body: {
+        resourceType: 'Bot',
+        name: 'test',
+        code,
+        ...(identifier ? { identifier: [identifier] } : {}),
+        ...extra,
+      },
+      ...(token ? { token } : {}),
+    });
+    const body = await response.json();
+    if (response.status !== 201) throw new Error(JSON.stringify(body));
+    return body.id as string;
+  };
+  const run = (path: string, body?: string, contentType?: string, token?: string) =>
+    server.fhir(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      ...(body === undefined ? {} : { body, headers: { 'Content-Type': contentType! } }),
+      ...(token ? { token } : {}),
+    });
+  const audits = async () =>
+    (await (await server.fhir('/AuditEvent?_summary=count')).json()).total as number;
+
+  beforeAll(async () => {
+    server = await startTestServer('pglite');
+    echoId = await createBot(ECHO_ESM, { system: 'urn:test', value: 'echo' });
+  });
+  afterAll(() => server?.stop());
+
+  it.each([
+    ['text/plain → string', 'hello', 'text/plain', 'string', 'hello'],
+    ['text/plain with parameters and odd case', 'hé', 'Text/Plain; charset=UTF-8', 'string', 'hé'],
+    [
+      'application/json → object',
+      '{"a":1,"b":[true]}',
+      'application/json; charset=utf-8',
+      'object',
+      { a: 1, b: [true] },
+    ],
+    [
+      'application/x-www-form-urlencoded → object of strings',
+      'a=1&b=two&b=three&c=',
+      'application/x-www-form-urlencoded',
+      'object',
+      { a: '1', b: 'two', c: '' },
+    ],
+    [
+      'application/fhir+json → resource',
+      '{"resourceType":"Patient","active":true}',
+      'application/fhir+json',
+      'object',
+      { resourceType: 'Patient', active: true },
+    ],
+    [
+      'x-application/hl7-v2+er7 → Hl7Message',
+      ADT,
+      'x-application/hl7-v2+er7',
+      'hl7',
+      ADT.replace(/\r?\n/g, '\r').replace(/\r$/, ''),
+    ],
+  ])('POST %s, by id and by identifier', async (_name, body, contentType, kind, input) => {
+    for (const path of [`/Bot/${echoId}/$execute`, '/Bot/$execute?identifier=urn:test|echo']) {
+      const response = await run(path, body, contentType);
+      const result = await response.json();
+      expect(response.status, JSON.stringify(result)).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(result).toMatchObject({
+        kind,
+        input,
+        contentType: contentType.split(';')[0].toLowerCase(),
+        bot: { reference: `Bot/${echoId}` },
+        hasTrace: true,
+      });
+    }
+  });
+
+  it('GET passes the query parameters (without identifier) as an object of strings', async () => {
+    const result = await (await run('/Bot/$execute?identifier=urn:test|echo&name=Eve&n=1')).json();
+    expect(result).toMatchObject({ kind: 'object', input: { name: 'Eve', n: '1' } });
+    const byId = await (await run(`/Bot/${echoId}/$execute?x=y`)).json();
+    expect(byId.input).toEqual({ x: 'y' });
+  });
+
+  it('runs CommonJS bots', async () => {
+    const id = await createBot(ECHO_CJS);
+    expect(await (await run(`/Bot/${id}/$execute`, '{"x":1}', 'application/json')).json()).toEqual({
+      cjs: true,
+      input: { x: 1 },
+    });
+  });
+
+  it.each([
+    ['a string', 'return "plain";', 'text/plain', (text: string) => expect(text).toBe('plain')],
+    [
+      'a FHIR resource',
+      'return { resourceType: "Patient", active: true };',
+      'application/fhir+json',
+      (text: string) => expect(JSON.parse(text)).toEqual({ resourceType: 'Patient', active: true }),
+    ],
+    [
+      'other JSON',
+      'return [1, 2];',
+      'application/json',
+      (text: string) => expect(JSON.parse(text)).toEqual([1, 2]),
+    ],
+    [
+      'nothing',
+      'return;',
+      'application/fhir+json',
+      (text: string) => expect(JSON.parse(text).resourceType).toBe('OperationOutcome'),
+    ],
+    [
+      'an Hl7Message (buildAck)',
+      'return event.input.buildAck();',
+      'x-application/hl7-v2+er7',
+      (text: string) => expect(text).toMatch(/^MSH\|.*\rMSA\|AA\|/s),
+    ],
+  ])(
+    'answers a handler returning %s with the right Content-Type',
+    async (_name, body, type, check) => {
+      const id = await createBot(`export async function handler(fhir, event) { ${body} }`);
+      const response = await run(`/Bot/${id}/$execute`, ADT, 'x-application/hl7-v2+er7');
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain(type);
+      check(await response.text());
+    },
+  );
+
+  it('gives the bot a fhir client with its project access, and the project secrets', async () => {
+    await server.call(`/admin/projects/${server.project.projectId}/secrets/API_KEY`, {
+      method: 'PUT',
+      body: { value: 's3cret' },
+      token: server.project.token,
+    });
+    const patient = await (
+      await server.fhir('/Patient', {
+        method: 'POST',
+        body: { resourceType: 'Patient', gender: 'female' },
+      })
+    ).json();
+    const id = await createBot(`export async function handler(fhir, event) {
+      const read = await fhir.readResource('Patient', event.input.id);
+      const found = await fhir.searchResources('Patient', { _id: event.input.id });
+      const one = await fhir.searchOne('Patient', '_id=' + event.input.id);
+      const created = await fhir.createResource({ resourceType: 'Observation', status: 'final', code: { text: 'from bot' } });
+      const gql = await fhir.graphql('{ Patient(id: "' + event.input.id + '") { gender } }');
+      return { read, found: found.length, one: one.id, created: created.id, gql: gql.data, secret: event.secrets.API_KEY };
+    }`);
+    const result = await (
+      await run(`/Bot/${id}/$execute`, JSON.stringify({ id: patient.id }), 'application/json')
+    ).json();
+    expect(result.read).toEqual(patient);
+    expect(result).toMatchObject({
+      found: 1,
+      one: patient.id,
+      gql: { Patient: { gender: 'female' } },
+      secret: { name: 'API_KEY', valueString: 's3cret' },
+    });
+    expect((await server.fhir(`/Observation/${result.created}`)).status).toBe(200);
+  });
+
+  it('keeps one identifier per project (409) but lets each project have its own', async () => {
+    const duplicate = await server.fhir('/Bot', {
+      method: 'POST',
+      body: { resourceType: 'Bot', code: 'x', identifier: [{ system: 'urn:test', value: 'echo' }] },
+    });
+    expect(duplicate.status).toBe(409);
+    expect((await duplicate.json()).issue[0].code).toBe('duplicate');
+    const other = await server.createProject('Other');
+    await createBot(
+      'export async function handler() { return "other project"; }',
+      { system: 'urn:test', value: 'echo' },
+      {},
+      other.token,
+    );
+    const theirs = await run(
+      '/Bot/$execute?identifier=urn:test|echo',
+      'x',
+      'text/plain',
+      other.token,
+    );
+    expect(await theirs.text()).toBe('other project');
+    const mine = await run('/Bot/$execute?identifier=urn:test|echo', 'x', 'text/plain');
+    expect((await mine.json()).kind).toBe('string');
+    expect((await run(`/Bot/${echoId}/$execute`, 'x', 'text/plain', other.token)).status).toBe(404);
+  });
+
+  it.each([
+    ['no identifier', '/Bot/$execute', 'x', 'text/plain', 400],
+    ['an unknown identifier', '/Bot/$execute?identifier=urn:test|nobody', 'x', 'text/plain', 404],
+    ['an unknown id', '/Bot/does-not-exist/$execute', 'x', 'text/plain', 404],
+    ['bad JSON', '/Bot/$execute?identifier=urn:test|echo', '{"a":', 'application/json', 400],
+    [
+      'an invalid FHIR resource',
+      '/Bot/$execute?identifier=urn:test|echo',
+      '{"resourceType":"Patient","nmae":1}',
+      'application/fhir+json',
+      400,
+    ],
+    [
+      'HL7 that does not start with MSH',
+      '/Bot/$execute?identifier=urn:test|echo',
+      'PID|1||x',
+      'x-application/hl7-v2+er7',
+      400,
+    ],
+    [
+      'an unsupported Content-Type',
+      '/Bot/$execute?identifier=urn:test|echo',
+      '<a/>',
+      'application/xml',
+      415,
+    ],
+  ])('refuses %s before any bot runs', async (_name, path, body, contentType, status) => {
+    const before = await audits();
+    const response = await run(path, body, contentType);
+    expect(response.status).toBe(status);
+    expect((await response.json()).resourceType).toBe('OperationOutcome');
+    expect(await audits()).toBe(before);
+  });
+
+  it.each([
+    ['throws', 'throw new Error("nope " + event.input);', 400, 'processing', /nope x/],
+    ['loops past its time limit', 'while (true) {}', 408, 'timeout', /time limit/],
+    [
+      'loops after an await',
+      'await fhir.searchResources("Patient", {}); for (;;) {}',
+      408,
+      'timeout',
+      /time limit/,
+    ],
+    [
+      'allocates past its memory limit',
+      'const a = []; for (;;) a.push({ n: a.length, list: [1, 2, 3] });',
+      400,
+      'too-costly',
+      /memory/,
+    ],
+  ])(
+    'answers a bot that %s with an OperationOutcome, and audits it',
+    async (_name, body, status, code, message) => {
+      const id = await createBot(
+        `export async function handler(fhir, event) { ${body} }`,
+        undefined,
+        { timeout: code === 'too-costly' ? 10 : 1 },
+      );
+      const before = await audits();
+      const response = await run(`/Bot/${id}/$execute`, 'x', 'text/plain');
+      expect(response.status).toBe(status);
+      const outcome = await response.json();
+      expect(outcome.issue[0]).toMatchObject({ code });
+      expect(outcome.issue[0].diagnostics).toMatch(message);
+      expect(await audits()).toBe(before + 1);
+      expect((await server.fhir('/healthz'.replace('/healthz', '/metadata'))).status).toBe(200);
+    },
+  );
+
+  it('writes an AuditEvent with outcome, duration and the console tail', async () => {
+    await run(`/Bot/${echoId}/$execute`, 'audit me', 'text/plain');
+    const bundle = await (await server.fhir(`/AuditEvent?_sort=-_lastUpdated&_count=1`)).json();
+    const audit = bundle.entry[0].resource;
+    expect(audit).toMatchObject({
+      outcome: '0',
+      entity: [{ what: { reference: `Bot/${echoId}` } }],
+    });
+    const details = Object.fromEntries(
+      audit.entity[0].detail.map((d: { type: string; valueString: string }) => [
+        d.type,
+        d.valueString,
+      ]),
+    );
+    expect(details.console).toContain('echo string');
+    expect(Number(details['duration-ms'])).toBeGreaterThanOrEqual(0);
+  });
+
+  it('answers Prefer: respond-async with 202 and a Task that later holds the result', async () => {
+    const response = await server.fhir(`/Bot/${echoId}/$execute`, {
+      method: 'POST',
+      body: 'later',
+      headers: { 'Content-Type': 'text/plain', Prefer: 'respond-async' },
+    });
+    expect(response.status).toBe(202);
+    const location = response.headers.get('content-location')!;
+    expect(location).toMatch(/\/Task\/[^/]+$/);
+    let task;
+    for (let i = 0; i < 100; i++) {
+      task = await (await server.fhir(location.slice(server.base.length))).json();
+      if (task.status !== 'in-progress') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(task.status).toBe('completed');
+    const data = JSON.parse(
+      Buffer.from(task.output[0].valueAttachment.data, 'base64').toString('utf8'),
+    );
+    expect(data).toMatchObject({ kind: 'string', input: 'later' });
+  });
+
+  it('needs read access to Bot', async () => {
+    const limited = await server.call(`/admin/projects/${server.project.projectId}/clients`, {
+      method: 'POST',
+      body: { name: 'no bots', scope: 'system/Patient.rs' },
+      token: server.project.token,
+    });
+    const { clientId, clientSecret } = await limited.json();
+    const token = await server.token(clientId, clientSecret);
+    expect((await run(`/Bot/${echoId}/$execute`, 'x', 'text/plain', token)).status).toBe(403);
+  });
+});
