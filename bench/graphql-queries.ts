@@ -24,22 +24,40 @@ const MEDPLUM_P50: Record<string, number> = {
   Q8: 15.2,
 };
 
-const QUERIES: Record<string, (ids: Ids, i: number) => string> = {
-  Q1: (ids, i) => `{ Patient(id: "${pick(ids.patients, i)}") { id name { family given use } } }`,
-  Q2: (_, i) =>
-    `{ PatientList(name: "${['smi', 'garc', 'chal', 'jones'][i % 4]}") { id name { family given } } }`,
-  Q3: (_, i) =>
-    `{ PatientList(address_city: "${['Boston', 'Austin', 'Denver'][i % 3]}", gender: "${i % 2 ? 'male' : 'female'}") { id birthDate } }`,
-  Q4: (ids, i) =>
-    `{ DiagnosticReport(id: "${pick(ids.reports, i)}") { id status result { resource { ... on Observation { id valueQuantity { value unit } } } } } }`,
-  Q5: (ids, i) =>
-    `{ Patient(id: "${pick(ids.patients, i)}") { id DiagnosticReportList(_reference: subject) { id result { resource { ... on Observation { valueQuantity { value unit } } } } } EncounterList(_reference: patient) { id status } } }`,
-  Q6: (ids, i) =>
-    `{ Patient(id: "${pick(ids.patients, i)}") { name(use: official) { family } extension(url: "http://example.org/fhir/StructureDefinition/preferred-pharmacy") { valueString } } }`,
-  Q7: (ids, i) =>
-    `{ Patient(id: "${pick(ids.patients, i)}") { name(fhirpath: "use = 'nickname'") { given } } }`,
-  Q8: () =>
-    `{ PatientList(_count: 100) { id name { family given } address { city state postalCode } } }`,
+/** Each query with its variables: the text stays the same across requests, as in real clients. */
+const QUERIES: Record<string, (ids: Ids, i: number) => [string, Record<string, unknown>]> = {
+  Q1: (ids, i) => [
+    'query ($id: SearchValue!) { Patient(id: $id) { id name { family given use } } }',
+    { id: pick(ids.patients, i) },
+  ],
+  Q2: (_, i) => [
+    'query ($name: SearchValue) { PatientList(name: $name) { id name { family given } } }',
+    { name: ['smi', 'garc', 'chal', 'jones'][i % 4] },
+  ],
+  Q3: (_, i) => [
+    'query ($city: SearchValue, $gender: SearchValue) { PatientList(address_city: $city, gender: $gender) { id birthDate } }',
+    { city: ['Boston', 'Austin', 'Denver'][i % 3], gender: i % 2 ? 'male' : 'female' },
+  ],
+  Q4: (ids, i) => [
+    'query ($id: SearchValue!) { DiagnosticReport(id: $id) { id status result { resource { ... on Observation { id valueQuantity { value unit } } } } } }',
+    { id: pick(ids.reports, i) },
+  ],
+  Q5: (ids, i) => [
+    'query ($id: SearchValue!) { Patient(id: $id) { id DiagnosticReportList(_reference: subject) { id result { resource { ... on Observation { valueQuantity { value unit } } } } } EncounterList(_reference: patient) { id status } } }',
+    { id: pick(ids.patients, i) },
+  ],
+  Q6: (ids, i) => [
+    'query ($id: SearchValue!) { Patient(id: $id) { name(use: official) { family } extension(url: "http://example.org/fhir/StructureDefinition/preferred-pharmacy") { valueString } } }',
+    { id: pick(ids.patients, i) },
+  ],
+  Q7: (ids, i) => [
+    'query ($id: SearchValue!) { Patient(id: $id) { name(fhirpath: "use = \'nickname\'") { given } } }',
+    { id: pick(ids.patients, i) },
+  ],
+  Q8: () => [
+    '{ PatientList(_count: 100) { id name { family given } address { city state postalCode } } }',
+    {},
+  ],
 };
 
 interface Ids {
@@ -63,7 +81,7 @@ for (const engine of await availableEngines()) {
       );
       for (const [name, query] of Object.entries(QUERIES)) {
         let i = 0;
-        const result = await measure(concurrency, () => graphql(server, query(ids, i++)));
+        const result = await measure(concurrency, () => graphql(server, ...query(ids, i++)));
         const vsMedplum =
           concurrency === 1
             ? `  ${(MEDPLUM_P50[name] / result.p50).toFixed(1)}× faster than Medplum's ${MEDPLUM_P50[name]} ms`
@@ -93,10 +111,10 @@ async function load(server: TestServer): Promise<Ids> {
   return { patients: await ids('Patient'), reports: await ids('DiagnosticReport') };
 }
 
-async function graphql(server: TestServer, query: string): Promise<void> {
+async function graphql(server: TestServer, query: string, variables: Record<string, unknown>): Promise<void> {
   const response = await server.fhir('/$graphql', {
     method: 'POST',
-    body: JSON.stringify({ query }),
+    body: JSON.stringify({ query, variables }),
     headers: { 'Content-Type': 'application/json' },
   });
   const body = await response.json();

@@ -26,8 +26,8 @@ export interface AppDependencies {
 }
 
 /** Paths anyone may call; everything else under these prefixes needs a token. */
-const PUBLIC_PATHS = new Set([`${FHIR_BASE}/metadata`]);
-const PROTECTED_PREFIXES = [FHIR_BASE, '/admin'];
+const PUBLIC_PATHS = new Set([`${FHIR_BASE}/metadata`.toLowerCase()]);
+const PROTECTED_PREFIXES = [FHIR_BASE.toLowerCase(), '/admin'];
 
 /** The Koa application: every route, mounted on what start-up prepared. */
 export function createApp({ config, schema, store, clients, tokens, pool }: AppDependencies): Koa {
@@ -55,7 +55,11 @@ export function createApp({ config, schema, store, clients, tokens, pool }: AppD
     adminRoutes(clients),
     // Before the REST routes, whose `/:type` and `/:type/:id` would take `$graphql` and `$execute`.
     graphqlRoutes({ schema, store, searchLimits, queryLimits }),
-    botRoutes({ store, runner: new BotRunner({ store, schema, clients, pool, searchLimits, botLimits }), limits: searchLimits }),
+    botRoutes({
+      store,
+      runner: new BotRunner({ store, schema, clients, pool, searchLimits, botLimits }),
+      limits: searchLimits,
+    }),
     fhirRoutes({ store, limits: searchLimits }),
   ]) {
     app.use(router.routes()).use(router.allowedMethods());
@@ -65,9 +69,12 @@ export function createApp({ config, schema, store, clients, tokens, pool }: AppD
 
 function protect(guard: Middleware): Middleware {
   return (ctx, next) => {
+    // Routes match case-sensitively, and so does this guard; lower case here keeps a path in
+    // another case from slipping past it should a router ever match without case.
+    const path = ctx.path.toLowerCase();
     const isProtected = PROTECTED_PREFIXES.some(
-      (prefix) => ctx.path === prefix || ctx.path.startsWith(`${prefix}/`),
+      (prefix) => path === prefix || path.startsWith(`${prefix}/`),
     );
-    return isProtected && !PUBLIC_PATHS.has(ctx.path) ? guard(ctx, next) : next();
+    return isProtected && !PUBLIC_PATHS.has(path) ? guard(ctx, next) : next();
   };
 }

@@ -35,6 +35,7 @@ export interface BundleContext {
   readonly limits: SearchLimits;
   /** Throws (403) unless the caller may do `interaction` on `resourceType`. */
   readonly authorize: (resourceType: string, interaction: Interaction) => void;
+  readonly mayRead: (resourceType: string) => boolean;
 }
 
 export async function processBundle(body: unknown, context: BundleContext): Promise<FhirResource> {
@@ -182,11 +183,16 @@ async function readEntry(url: string, context: BundleContext, db: Queryable): Pr
   const [resourceType, id] = path.split('/');
   knownEntryType(resourceType);
   if (id !== undefined) {
-    const resource = await context.store.read(context.projectId, resourceType, id);
+    const resource = await context.store.read(context.projectId, resourceType, id, db);
     return { resource, response: { status: '200 OK' } };
   }
   const request = parseSearchRequest(resourceType, new URLSearchParams(query), context.limits);
-  const result = await searchResources(db, context.projectId, resourceType, request);
+  const found = await searchResources(db, context.projectId, resourceType, request);
+  // As in a REST search: included resources of types the token may not read are left out.
+  const result = {
+    ...found,
+    included: found.included.filter((r) => context.mayRead(r.resourceType)),
+  };
   const page = {
     url: new URL(`${context.base}/${url}`),
     count: request.count,

@@ -12,7 +12,7 @@ import { accessOf } from './require-token.js';
 const SECRET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
 export function adminRoutes(clients: ClientRegistry): Router {
-  const router = new Router({ prefix: '/admin' });
+  const router = new Router({ prefix: '/admin', sensitive: true });
 
   router.post('/projects', async (ctx) => {
     requireRoot(ctx);
@@ -25,10 +25,20 @@ export function adminRoutes(clients: ClientRegistry): Router {
     const projectId = await administeredProject(ctx, clients);
     const { name, scope } = jsonBody(ctx);
     const text = scope === undefined ? FULL_ACCESS : requiredText(scope, 'scope');
+    let scopes: Scopes;
     try {
-      Scopes.parse(text);
+      scopes = Scopes.parse(text);
     } catch (error) {
       throw fhirError(400, 'invalid', `scope: ${(error as ScopeError).message}`, 'scope');
+    }
+    const access = accessOf(ctx);
+    if (access.projectId && !access.scopes.covers(scopes)) {
+      throw fhirError(
+        403,
+        'forbidden',
+        `A client may not be granted more than the token creating it has (${access.scopes})`,
+        'scope',
+      );
     }
     ctx.status = 201;
     ctx.body = await clients.createClient(projectId, requiredText(name, 'name'), text);

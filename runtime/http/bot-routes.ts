@@ -26,7 +26,7 @@ export interface BotRouteOptions {
 }
 
 export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
-  const router = new Router({ prefix: `${FHIR_BASE}/Bot` });
+  const router = new Router({ prefix: `${FHIR_BASE}/Bot`, sensitive: true });
 
   const execute = async (ctx: Context, bot: FhirResource) => {
     const input = readBotInput(ctx, ['identifier']);

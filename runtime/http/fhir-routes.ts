@@ -28,7 +28,7 @@ export interface FhirRouteOptions {
 
 /** Everything under the base but `metadata` sits behind requireToken (app.ts). */
 export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
-  const router = new Router({ prefix: FHIR_BASE });
+  const router = new Router({ prefix: FHIR_BASE, sensitive: true });
   const base = (ctx: Context) => `${ctx.protocol}://${ctx.host}${FHIR_BASE}`;
 
   router.get('/metadata', (ctx) => send(ctx, 200, capabilityStatement(base(ctx))));
@@ -41,6 +41,7 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
       base: base(ctx),
       limits,
       authorize: (type: string, interaction: Interaction) => authorize(access, type, interaction),
+      mayRead: (type: string) => access.scopes.allows(type, 'r'),
     };
     send(ctx, 200, await processBundle(resourceBody(ctx), context));
   });

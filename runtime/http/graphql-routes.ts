@@ -13,9 +13,7 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   Kind,
-  execute,
   parse,
-  validate,
   type DocumentNode,
   type FormattedExecutionResult,
 } from 'graphql';
@@ -23,6 +21,7 @@ import type { Context, Middleware } from 'koa';
 import { searchableTypes } from '../../generated/search/index.js';
 import type { SearchLimits } from '../fhir/search-request.js';
 import { generatedPath } from '../generated-json.js';
+import { executeFhirQuery, prepareFhirQuery } from '../graphql/fhir-query.js';
 import { checkQueryLimits, type QueryLimits } from '../graphql/query-limits.js';
 import { createStoreDataSource, graphqlError } from '../graphql/store-data-source.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -49,7 +48,7 @@ export function graphqlRoutes({
   searchLimits,
   queryLimits,
 }: GraphQLRouteOptions): Router {
-  const router = new Router({ prefix: FHIR_BASE });
+  const router = new Router({ prefix: FHIR_BASE, sensitive: true });
   router.use(graphqlRefusals());
   const instanceSchemas = new Map<string, GraphQLSchema>();
   const instanceSchema = (type: string) => {
@@ -69,8 +68,9 @@ export function graphqlRoutes({
   const run = async (ctx: Context, target: GraphQLSchema, rootValue: unknown) => {
     const request = readRequest(ctx);
     const document = parseQuery(request.query);
+    const query = prepareFhirQuery(target, document);
     const refused = [
-      ...validate(target, document),
+      ...query.errors,
       ...checkQueryLimits(document, request.operationName, request.variables, queryLimits),
     ];
     if (refused.length > 0) return respond(ctx, 400, { errors: refused.map(formatError) });
@@ -78,9 +78,8 @@ export function graphqlRoutes({
       throw fhirError(405, 'not-supported', 'Mutations need POST');
     }
     const data = createStoreDataSource(store, projectOf(ctx), accessOf(ctx), searchLimits);
-    const result = await execute({
+    const result = await executeFhirQuery(query, {
       schema: target,
-      document,
       rootValue,
       contextValue: { data },
       variableValues: request.variables,

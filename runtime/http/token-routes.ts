@@ -78,8 +78,11 @@ export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Rout
           `The scope may only narrow what the client was granted (${client.scopes})`,
         );
     }
+    // A token narrowed below the client's grant is not an admin token: narrowing must not be a
+    // way to mint clients wider than the token.
+    const admin = client.admin && scopes.covers(client.scopes);
     ctx.body = {
-      access_token: await tokens.issue(client, scopes),
+      access_token: await tokens.issue({ ...client, admin }, scopes),
       token_type: 'Bearer',
       expires_in: tokens.lifetimeSeconds,
       scope: scopes.toString(),

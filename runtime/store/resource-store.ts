@@ -73,8 +73,13 @@ export class ResourceStore {
   }
 
   /** The current version; 404 when unknown (also another project's), 410 when deleted. */
-  async read(projectId: string, resourceType: string, id: string): Promise<FhirResource> {
-    const { rows } = await this.db.query<{
+  async read(
+    projectId: string,
+    resourceType: string,
+    id: string,
+    tx: Queryable = this.db,
+  ): Promise<FhirResource> {
+    const { rows } = await tx.query<{
       deleted: boolean;
       content: FhirResource | null;
       version_id: string;
@@ -168,7 +173,11 @@ export class ResourceStore {
  * A check inside the write transaction, after versions are settled and before anything is
  * stored: it sees the new content of every created or updated resource and throws to refuse.
  */
-export type WriteRule = (tx: Queryable, projectId: string, resources: readonly FhirResource[]) => Promise<void>;
+export type WriteRule = (
+  tx: Queryable,
+  projectId: string,
+  resources: readonly FhirResource[],
+) => Promise<void>;
 
 /** Which of several operations was refused, so that a Bundle can name its entry. */
 export class WriteOperationError extends Error {
@@ -227,7 +236,9 @@ async function writeAll(
     const existing = current.get(key(write.resourceType, write.id));
     const result = nextVersion(write, existing, lastUpdated);
     results.push(result);
-    if (result.versionId !== (existing ? String(existing.version_id) : undefined)) {
+    // Deleting what is not there, or no longer there, writes nothing.
+    const changed = result.resource !== undefined || (existing !== undefined && !existing.deleted);
+    if (changed) {
       rows.push({
         project_id: projectId,
         resource_type: write.resourceType,
@@ -241,7 +252,12 @@ async function writeAll(
     }
   }
   if (rows.length === 0) return results;
-  for (const rule of rules) await rule(tx, projectId, rows.filter((r) => r.content).map((r) => r.content!));
+  for (const rule of rules)
+    await rule(
+      tx,
+      projectId,
+      rows.filter((r) => r.content).map((r) => r.content!),
+    );
   await storeVersions(tx, rows);
   await replaceSearchIndex(
     tx,

@@ -3,7 +3,11 @@ import { expect } from 'vitest';
 import type { FhirResponse, TestServer } from '../support/test-server.js';
 
 /** The response is an OperationOutcome with this status and (first) issue code. */
-export async function expectOutcome(response: FhirResponse, status: number, code: string): Promise<any> {
+export async function expectOutcome(
+  response: FhirResponse,
+  status: number,
+  code: string,
+): Promise<any> {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/fhir\+json/);
   const body = await response.json();
@@ -32,7 +36,11 @@ export function tokenRequest(
   headers: Record<string, string> = {},
 ): Promise<FhirResponse> {
   const body = typeof fields === 'string' ? fields : new URLSearchParams(fields);
-  return fetch(`${server.url}/oauth2/token`, { method: 'POST', body, headers }) as Promise<FhirResponse>;
+  return fetch(`${server.url}/oauth2/token`, {
+    method: 'POST',
+    body,
+    headers,
+  }) as Promise<FhirResponse>;
 }
 
 /** A client of the project made through the admin API with `scope`, and a token of it. */
