@@ -3,11 +3,10 @@
  * queries Q1–Q8 over HTTP at concurrency 1 and 16, on PGlite and on PostgreSQL, beside a trivial
  * Koa handler on the same machine (the floor). Prints p50, p99 and requests per second.
  */
-import Koa from 'koa';
-import type { AddressInfo } from 'node:net';
 import { availableEngines } from '../test/support/test-databases.js';
 import { startTestServer, type TestServer } from '../test/support/test-server.js';
 import { openBenchDatabase } from './bench-database.js';
+import { measure, startFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -75,13 +74,17 @@ for (const engine of await availableEngines()) {
   try {
     const ids = await load(server);
     for (const concurrency of [1, 16]) {
-      const base = await measure(concurrency, () => fetch(floor.url).then((r) => r.arrayBuffer()));
+      const base = await measure(REQUESTS, concurrency, () =>
+        fetch(floor.url).then((r) => r.arrayBuffer()),
+      );
       console.log(
         `${engine} c=${concurrency} floor (trivial Koa)  p50 ${base.p50.toFixed(2)} ms  p99 ${base.p99.toFixed(2)} ms  ${base.rps.toFixed(0)} req/s`,
       );
       for (const [name, query] of Object.entries(QUERIES)) {
         let i = 0;
-        const result = await measure(concurrency, () => graphql(server, ...query(ids, i++)));
+        const result = await measure(REQUESTS, concurrency, () =>
+          graphql(server, ...query(ids, i++)),
+        );
         const vsMedplum =
           concurrency === 1
             ? `  ${(MEDPLUM_P50[name] / result.p50).toFixed(1)}× faster than Medplum's ${MEDPLUM_P50[name]} ms`
@@ -111,7 +114,11 @@ async function load(server: TestServer): Promise<Ids> {
   return { patients: await ids('Patient'), reports: await ids('DiagnosticReport') };
 }
 
-async function graphql(server: TestServer, query: string, variables: Record<string, unknown>): Promise<void> {
+async function graphql(
+  server: TestServer,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<void> {
   const response = await server.fhir('/$graphql', {
     method: 'POST',
     body: JSON.stringify({ query, variables }),
@@ -120,45 +127,6 @@ async function graphql(server: TestServer, query: string, variables: Record<stri
   const body = await response.json();
   if (response.status !== 200 || body.errors)
     throw new Error(`query failed: ${JSON.stringify(body).slice(0, 300)}`);
-}
-
-async function measure(
-  concurrency: number,
-  request: () => Promise<unknown>,
-): Promise<{ p50: number; p99: number; rps: number }> {
-  for (let i = 0; i < 20; i++) await request(); // warm up
-  const times: number[] = [];
-  let remaining = REQUESTS;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (remaining-- > 0) {
-        const t0 = performance.now();
-        await request();
-        times.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  times.sort((a, b) => a - b);
-  return {
-    p50: times[Math.floor(times.length / 2)],
-    p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))],
-    rps: times.length / seconds,
-  };
-}
-
-async function startFloor(): Promise<{ url: string; close(): void }> {
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.body = { ok: true };
-  });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    close: () => server.close(),
-  };
 }
 
 function pick(list: readonly string[], i: number): string {

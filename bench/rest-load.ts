@@ -7,6 +7,7 @@
 import { availableEngines } from '../test/support/test-databases.js';
 import { startTestServer } from '../test/support/test-server.js';
 import { openBenchDatabase } from './bench-database.js';
+import { percentile } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -68,8 +69,3 @@ for (const engine of await availableEngines()) {
 console.log(
   'Medplum, same data set and kind of machine: 87 resources/s through transaction Bundles.',
 );
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}

@@ -1,0 +1,51 @@
+/** Timing helpers shared by the HTTP benchmarks. */
+import Koa from 'koa';
+import type { AddressInfo } from 'node:net';
+
+export interface Figures {
+  readonly p50: number;
+  readonly p99: number;
+  readonly rps: number;
+}
+
+/** `requests` calls spread over `concurrency` loops, after a short warm-up. */
+export async function measure(
+  requests: number,
+  concurrency: number,
+  request: () => Promise<unknown>,
+): Promise<Figures> {
+  for (let i = 0; i < 20; i++) await request();
+  const times: number[] = [];
+  let remaining = requests;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (remaining-- > 0) {
+        const t0 = performance.now();
+        await request();
+        times.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { p50: percentile(times, 50), p99: percentile(times, 99), rps: times.length / seconds };
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** The floor: a trivial Koa handler on this machine, measured the same way. */
+export async function startFloor(): Promise<{ url: string; close(): void }> {
+  const app = new Koa();
+  app.use((ctx) => {
+    ctx.body = { ok: true };
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => server.close(),
+  };
+}
