@@ -222,10 +222,11 @@ class Execution {
     return new Failure('error', message);
   }
 
+  /** QuickJS throws `null` when it cannot even allocate the out-of-memory error. */
   private nearMemoryLimit(): boolean {
     using usage = this.runtime.computeMemoryUsage();
-    const used = this.vm.dump(usage) as { malloc_size?: number };
-    return (used.malloc_size ?? 0) > this.request.memoryBytes * 0.9;
+    const used = this.vm.dump(usage) as { memory_used_size?: number };
+    return (used.memory_used_size ?? 0) > this.request.memoryBytes * 0.9;
   }
 }
 

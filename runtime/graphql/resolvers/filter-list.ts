@@ -1,15 +1,16 @@
 /**
  * A repeating element with filter arguments: `name(use: official)`, `extension(url: "…")`,
  * `name(fhirpath: "family.exists()")`, `entry(_count: 5, _offset: 5)`. Filters apply first, then
- * `_offset`, then `_count`.
+ * `_offset`, then `_count`. A list that keeps nothing is null: FHIR has no empty lists, and the
+ * reference engine omits the element (conformance case extension-complex-out).
  * @see http://hl7.org/fhir/R4/graphql.html#list
  */
-import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
+import type { GraphQLFieldResolver } from 'graphql';
+import { compileFhirPath, fhirPathOf } from '../compile-fhirpath.js';
+import { rememberContainer } from '../contained.js';
 
 type Item = Record<string, unknown>;
 type FilterArgs = Record<string, string | string[] | number | undefined>;
-
-const compiled = new Map<string, (item: Item) => unknown[]>();
 
 export const filterList: GraphQLFieldResolver<Item, unknown, FilterArgs> = async (
   parent,
@@ -22,11 +23,14 @@ export const filterList: GraphQLFieldResolver<Item, unknown, FilterArgs> = async
   const { fhirpath: expression, _count: count, _offset: offset, ...byValue } = args;
   let kept = (items as Item[]).filter((item) => matchesValues(item, byValue));
   if (typeof expression === 'string') {
-    const evaluate = await compile(expression);
+    const base = fhirPathOf(info.parentType.name, info.fieldName);
+    const evaluate = await compileFhirPath(expression, base);
     kept = kept.filter((item) => isTrue(evaluate(item)));
   }
   const start = typeof offset === 'number' ? Math.max(0, offset) : 0;
-  return kept.slice(start, typeof count === 'number' ? start + Math.max(0, count) : undefined);
+  kept = kept.slice(start, typeof count === 'number' ? start + Math.max(0, count) : undefined);
+  rememberContainer(kept, parent, info.fieldName);
+  return kept.length > 0 ? kept : null;
 };
 
 /** Every given value must be among the child's values (a repeating child matches on any item). */
@@ -36,26 +40,6 @@ function matchesValues(item: Item, byValue: FilterArgs): boolean {
     const present = ([] as unknown[]).concat(item[child] ?? []).map(String);
     return ([] as unknown[]).concat(wanted).every((value) => present.includes(String(value)));
   });
-}
-
-/** The FHIRPath engine loads on first use: it is large, and most queries never need it. */
-async function compile(expression: string): Promise<(item: Item) => unknown[]> {
-  let evaluate = compiled.get(expression);
-  if (!evaluate) {
-    const [{ default: fhirpath }, { default: r4Model }] = await Promise.all([
-      import('fhirpath'),
-      import('fhirpath/fhir-context/r4'),
-    ]);
-    try {
-      evaluate = fhirpath.compile(expression, r4Model) as (item: Item) => unknown[];
-    } catch (error) {
-      throw new GraphQLError(
-        `fhirpath: "${expression}" is not a valid FHIRPath expression: ${(error as Error).message}`,
-      );
-    }
-    compiled.set(expression, evaluate);
-  }
-  return evaluate;
 }
 
 /** FHIRPath's boolean reading of a collection: a single true. */

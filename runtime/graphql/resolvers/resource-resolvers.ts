@@ -10,6 +10,7 @@ import {
   type RawSearchArgument,
 } from '../../search/parse-search-arguments.js';
 import { SearchValueError } from '../../search/search-value.js';
+import { resolveContained } from '../contained.js';
 import type {
   FhirResource,
   GraphQLContext,
@@ -76,14 +77,21 @@ export const remove =
     };
   };
 
-/** `resource(optional: true)` yields null for an unresolvable reference; otherwise it is an error. */
+/**
+ * `resource(optional: true)` yields null for an unresolvable reference; otherwise it is an error.
+ * `#id` points into `contained` of the resource that holds the Reference.
+ */
 export const resolveReference: GraphQLFieldResolver<
   { reference?: string },
   GraphQLContext,
   Args
 > = async (parent, { optional, type }, { data }) => {
   const reference = parent.reference;
-  const target = reference ? await data.resolve(reference) : undefined;
+  const target = reference?.startsWith('#')
+    ? resolveContained(parent, reference)
+    : reference
+      ? await data.resolve(reference)
+      : undefined;
   if (target && (type === undefined || target.resourceType === type)) return target;
   if (optional || (target && type !== undefined)) return null;
   throw new GraphQLError(`Unable to resolve the reference ${reference ?? '(no reference)'}`);

@@ -1,0 +1,95 @@
+/**
+ * A FHIR GraphQL query from parsed text to result: the FHIR dialect rewritten to standard GraphQL
+ * (fhir-dialect.ts), validated, executed with a default resolver that tracks enclosing resources
+ * (contained.ts) and computes slice keys, and reshaped by FHIR's directives (directives.ts).
+ * @see http://hl7.org/fhir/R4/graphql.html
+ */
+import {
+  GraphQLError,
+  OverlappingFieldsCanBeMergedRule,
+  execute,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+} from 'graphql';
+import { containerTrackingResolver } from './contained.js';
+import {
+  applyFhirDirectives,
+  evaluateSliceKey,
+  hasFhirDirectives,
+  sliceKeyPath,
+} from './directives.js';
+import { MAX_SELECTIONS, countSelections, rewriteFhirDialect } from './fhir-dialect.js';
+
+export interface PreparedQuery {
+  /** The query as the client wrote it: limits and directives read this one. */
+  readonly document: DocumentNode;
+  /** The standard GraphQL query that runs. */
+  readonly executable: DocumentNode;
+  /** Validation errors; the query runs only when there are none. */
+  readonly errors: readonly GraphQLError[];
+}
+
+const RULES_BUT_OVERLAP = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRule);
+
+/**
+ * Validation runs on the rewritten query, except the rule that same-named fields must have the
+ * same shape: rewriting puts `name` on Patient (a list of HumanName) and on Organization (a
+ * string) in fragments that can never both apply, which that rule would refuse. It runs on the
+ * query as written instead.
+ */
+export function prepareFhirQuery(schema: GraphQLSchema, document: DocumentNode): PreparedQuery {
+  const executable = rewriteFhirDialect(schema, document);
+  if (countSelections(executable) > MAX_SELECTIONS) {
+    const message =
+      `Selecting resource fields on Reference.resource without fragments makes this query too ` +
+      `large (over ${MAX_SELECTIONS} selections): ` +
+      `write \`... on Patient { … }\` for the types you want`;
+    return { document, executable, errors: [new GraphQLError(message)] };
+  }
+  const errors = [
+    ...validate(schema, executable, RULES_BUT_OVERLAP),
+    ...validate(schema, document, [OverlappingFieldsCanBeMergedRule]),
+  ];
+  return { document, executable, errors: distinct(errors) };
+}
+
+export async function executeFhirQuery(
+  query: PreparedQuery,
+  args: Omit<ExecutionArgs, 'document' | 'fieldResolver'>,
+): Promise<ExecutionResult> {
+  const result = await execute({ ...args, document: query.executable, fieldResolver });
+  if (!result.data || !hasFhirDirectives(query.document)) return result;
+  try {
+    const data = applyFhirDirectives(result.data, {
+      document: query.document,
+      operationName: args.operationName ?? undefined,
+      variables: args.variableValues ?? undefined,
+    });
+    return { ...result, data };
+  } catch (error) {
+    if (!(error instanceof GraphQLError)) throw error;
+    return { errors: [...(result.errors ?? []), error], data: null };
+  }
+}
+
+const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, context, info) => {
+  const slicePath = sliceKeyPath(info.fieldNodes[0]);
+  if (slicePath !== undefined) return evaluateSliceKey(source, slicePath, info.parentType.name);
+  return containerTrackingResolver(source, args, context, info);
+};
+
+/** An error found in both the rewritten query and the original is reported once. */
+function distinct(errors: readonly GraphQLError[]): GraphQLError[] {
+  const seen = new Set<string>();
+  return errors.filter((error) => {
+    const key = `${error.message}@${JSON.stringify(error.locations ?? [])}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
