@@ -13,7 +13,6 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   Kind,
-  parse,
   type DocumentNode,
   type FormattedExecutionResult,
 } from 'graphql';
@@ -21,7 +20,8 @@ import type { Context, Middleware } from 'koa';
 import { searchableTypes } from '../../generated/search/index.js';
 import type { SearchLimits } from '../fhir/search-request.js';
 import { generatedPath } from '../generated-json.js';
-import { executeFhirQuery, prepareFhirQuery } from '../graphql/fhir-query.js';
+import { executeFhirQuery, type PreparedQuery } from '../graphql/fhir-query.js';
+import { prepareCached } from '../graphql/prepared-query-cache.js';
 import { checkQueryLimits, type QueryLimits } from '../graphql/query-limits.js';
 import { createStoreDataSource, graphqlError } from '../graphql/store-data-source.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -67,8 +67,8 @@ export function graphqlRoutes({
 
   const run = async (ctx: Context, target: GraphQLSchema, rootValue: unknown) => {
     const request = readRequest(ctx);
-    const document = parseQuery(request.query);
-    const query = prepareFhirQuery(target, document);
+    const query = prepare(target, request.query);
+    const { document } = query;
     const refused = [
       ...query.errors,
       ...checkQueryLimits(document, request.operationName, request.variables, queryLimits),
@@ -157,11 +157,12 @@ function request(query: unknown, variables: unknown, operationName: unknown): Gr
   };
 }
 
-function parseQuery(query: string): DocumentNode {
+function prepare(schema: GraphQLSchema, text: string): PreparedQuery {
   try {
-    return parse(query);
+    return prepareCached(schema, text);
   } catch (error) {
-    throw new RequestRefused(400, [formatError(error as GraphQLError)]);
+    if (!(error instanceof GraphQLError)) throw error;
+    throw new RequestRefused(400, [formatError(error)]);
   }
 }
 
