@@ -15,6 +15,7 @@ import { authorize } from '../http/require-token.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
 import type { FhirDataSource, FhirResource, SearchPage, SearchRequest } from './graphql-context.js';
+import { createReferringLoader } from './referring-loader.js';
 
 export function createStoreDataSource(
   store: ResourceStore,
@@ -26,6 +27,7 @@ export function createStoreDataSource(
     const found = await store.readMany(projectId, keys.map(parseKey));
     return keys.map((k) => found.get(k));
   });
+  const referring = createReferringLoader(store.db, projectId);
   const allow = (resourceType: string, interaction: Interaction) =>
     guard(() => authorize(access, resourceType, interaction));
   const search = async (resourceType: string, request: SearchRequest): Promise<SearchPage> => {
@@ -58,12 +60,25 @@ export function createStoreDataSource(
       return resource;
     },
     search,
-    searchReferring(resourceType, code, target, request) {
-      const reference = {
-        code,
-        values: [{ type: 'reference' as const, resourceType: target.resourceType, id: target.id! }],
-      };
-      return search(resourceType, { ...request, criteria: [...request.criteria, reference] });
+    async searchReferring(resourceType, code, target, request) {
+      allow(resourceType, 's');
+      const count = Math.min(request.count ?? limits.defaultCount, limits.maxCount);
+      const offset =
+        request.cursor !== undefined ? cursorOffset(request.cursor) : (request.offset ?? 0);
+      const sort = parseSort(resourceType, request.sort);
+      const all = await guardAsync(() =>
+        referring.load({
+          resourceType,
+          code,
+          criteria: request.criteria,
+          sort,
+          target: { resourceType: target.resourceType, id: target.id! },
+        }),
+      );
+      const resources = all.slice(offset, offset + count);
+      for (const resource of resources)
+        loader.prime(`${resource.resourceType}/${resource.id}`, resource);
+      return page(resources, all.length, offset, count);
     },
     async resolve(reference) {
       const match = /^([A-Z][A-Za-z]+)\/([A-Za-z0-9\-.]{1,64})(?:\/_history\/[^/]+)?$/.exec(

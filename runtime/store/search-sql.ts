@@ -195,3 +195,17 @@ function pageNumber(name: string, value: number): number {
   }
   return value;
 }
+
+/** Which of `ids` (of `resourceType`) point to which targets through reference parameter `code`. */
+export function buildReferenceTargetsQuery(
+  projectId: string,
+  resourceType: string,
+  code: string,
+  ids: readonly string[],
+): SqlQuery {
+  return {
+    text: `SELECT id, target_type, target_id FROM search_reference
+            WHERE project_id = $1::text AND resource_type = $2::text AND code = $3::text AND id = ANY($4::text[])`,
+    values: [projectId, resourceType, code, ids],
+  };
+}
