@@ -318,6 +318,63 @@ describe('Bot/$execute', () => {
     expect(data).toMatchObject({ kind: 'string', input: 'later' });
   });
 
+  it('cannot reach another project through the fhir client', async () => {
+    const patient = await (
+      await server.fhir('/Patient', { method: 'POST', body: { resourceType: 'Patient' } })
+    ).json();
+    const other = await server.createProject('Elsewhere');
+    const id = await createBot(
+      `export async function handler(fhir, event) {
+        try { await fhir.readResource('Patient', event.input.id); return 'leaked'; } catch (e) { return 'refused: ' + e.message; }
+      }`,
+      undefined,
+      {},
+      other.token,
+    );
+    const answer = await (
+      await run(
+        `/Bot/${id}/$execute`,
+        JSON.stringify({ id: patient.id }),
+        'application/json',
+        other.token,
+      )
+    ).text();
+    expect(answer).toMatch(/^refused: .*not known/);
+  });
+
+  it('keeps answering other requests while a bot loops', async () => {
+    const id = await createBot('export async function handler() { for (;;) {} }', undefined, {
+      timeout: 2,
+    });
+    const looping = run(`/Bot/${id}/$execute`, 'x', 'text/plain');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = performance.now();
+    expect((await server.fhir('/metadata')).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect((await looping).status).toBe(408);
+  });
+
+  it('refuses an oversize body with 413 before any bot runs', async () => {
+    const small = await startTestServer('pglite', { GRAPHIR_MAX_BODY_BYTES: '600' });
+    try {
+      const bot = await (
+        await small.fhir('/Bot', {
+          method: 'POST',
+          body: { resourceType: 'Bot', code: 'exports.handler = () => 1' },
+        })
+      ).json();
+      const response = await small.fhir(`/Bot/${bot.id}/$execute`, {
+        method: 'POST',
+        body: 'x'.repeat(1000),
+        headers: { 'Content-Type': 'text/plain' },
+      });
+      expect(response.status).toBe(413);
+      expect((await (await small.fhir('/AuditEvent?_summary=count')).json()).total).toBe(0);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('needs read access to Bot', async () => {
     const limited = await server.call(`/admin/projects/${server.project.projectId}/clients`, {
       method: 'POST',
