@@ -280,3 +280,60 @@ describe.each(await availableEngines())('$graphql on %s', (engine) => {
     expect(text).toContain('extend type Query');
   });
 });
+
+describe('GraphQL limits, at and past each', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', {
+      GRAPHIR_GRAPHQL_MAX_SEARCHES: '2',
+      GRAPHIR_GRAPHQL_MAX_COST: '500',
+      GRAPHIR_GRAPHQL_MAX_DEPTH: '4',
+    });
+  });
+  afterAll(() => server?.stop());
+  const status = async (query: string) => {
+    const response = await server.fhir('/$graphql', {
+      method: 'POST',
+      body: JSON.stringify({ query }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    const body = await response.json();
+    return { status: response.status, message: body.errors?.[0]?.message ?? '' };
+  };
+
+  it.each([
+    [
+      'searches: 2 is the limit',
+      '{ a: PatientList(_count: 1) { id } b: PatientList(_count: 1) { id } }',
+      200,
+      '',
+    ],
+    [
+      'searches: 3 is past it',
+      '{ a: PatientList(_count: 1) { id } b: PatientList(_count: 1) { id } c: PatientList(_count: 1) { id } }',
+      400,
+      /3 searches; the maximum is 2/,
+    ],
+    ['cost: within 500', '{ PatientList(_count: 10) { id gender } }', 200, ''],
+    [
+      'cost: past 500',
+      '{ PatientList(_count: 200) { id gender birthDate } }',
+      400,
+      /cost is \d+; the maximum is 500/,
+    ],
+    ['depth: 4 levels', '{ Patient(id: x) { name { period { start } } } }', 200, ''],
+    [
+      'depth: 5 levels',
+      '{ Patient(id: x) { contact { name { period { start } } } } }',
+      400,
+      /nested 5 levels deep; the maximum is 4/,
+    ],
+  ])('%s', async (_name, query, want, message) => {
+    const got = await status(query);
+    if (want === 200) expect(got.message).not.toMatch(/maximum/);
+    else {
+      expect(got.status).toBe(400);
+      expect(got.message).toMatch(message as RegExp);
+    }
+  });
+});
