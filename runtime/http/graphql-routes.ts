@@ -21,6 +21,7 @@ import { searchableTypes } from '../../generated/search/index.js';
 import type { SearchLimits } from '../fhir/search-request.js';
 import { generatedPath } from '../generated-json.js';
 import { executeFhirQuery, type PreparedQuery } from '../graphql/fhir-query.js';
+import { cachedIntrospection, isIntrospectionOnly } from '../graphql/introspection-cache.js';
 import { prepareCached } from '../graphql/prepared-query-cache.js';
 import { checkQueryLimits, type QueryLimits } from '../graphql/query-limits.js';
 import { createStoreDataSource, graphqlError } from '../graphql/store-data-source.js';
@@ -78,18 +79,30 @@ export function graphqlRoutes({
       throw fhirError(405, 'not-supported', 'Mutations need POST');
     }
     const data = createStoreDataSource(store, projectOf(ctx), accessOf(ctx), searchLimits);
-    const result = await executeFhirQuery(query, {
-      schema: target,
-      rootValue,
-      contextValue: { data },
-      variableValues: request.variables,
-      operationName: request.operationName,
-    });
-    const errors = result.errors?.map(formatError);
-    respond(ctx, errors && result.data === undefined ? 400 : 200, {
-      ...(errors ? { errors } : {}),
-      data: result.data ?? null,
-    });
+    const execute = async () => {
+      const result = await executeFhirQuery(query, {
+        schema: target,
+        rootValue,
+        contextValue: { data },
+        variableValues: request.variables,
+        operationName: request.operationName,
+      });
+      const errors = result.errors?.map(formatError);
+      const status = errors && result.data === undefined ? 400 : 200;
+      return { status, body: { ...(errors ? { errors } : {}), data: result.data ?? null } };
+    };
+    if (isIntrospectionOnly(document, request.operationName)) {
+      const key = JSON.stringify([request.query, request.variables, request.operationName]);
+      const text = await cachedIntrospection(target, key, async () =>
+        JSON.stringify((await execute()).body),
+      );
+      ctx.status = 200;
+      ctx.type = 'application/json';
+      ctx.body = text;
+      return;
+    }
+    const { status, body } = await execute();
+    respond(ctx, status, body);
   };
 
   router.get('/$graphql/schema.graphql', (ctx) => {

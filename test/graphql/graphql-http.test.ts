@@ -337,3 +337,33 @@ describe('GraphQL limits, at and past each', () => {
     }
   });
 });
+
+describe('GraphQL introspection', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('pglite');
+  });
+  afterAll(() => server?.stop());
+
+  it('answers the standard introspection query, and quickly the second time', async () => {
+    const { getIntrospectionQuery } = await import('graphql');
+    const ask = async () => {
+      const started = performance.now();
+      const response = await server.fhir('/$graphql', {
+        method: 'POST',
+        body: JSON.stringify({ query: getIntrospectionQuery() }),
+        headers: { 'Content-Type': 'application/json' },
+      });
+      const body = await response.json();
+      return { ms: performance.now() - started, body };
+    };
+    const first = await ask();
+    expect(first.body.data.__schema.queryType.name).toBe('Query');
+    expect(first.body.data.__schema.types.some((t: { name: string }) => t.name === 'Patient')).toBe(
+      true,
+    );
+    const second = await ask();
+    expect(second.body).toEqual(first.body);
+    expect(second.ms).toBeLessThan(first.ms);
+  }, 60_000);
+});
