@@ -6,14 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
-import { loadSearchDefinition } from '../../generated/search/index.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
 import { fhirError } from '../http/fhir-error.js';
-import { extractSearchIndex } from '../search/extract-search-index.js';
 import { parseResource } from '../validation/validate-resource.js';
 import type { Database, Queryable } from './database.js';
-import { replaceSearchIndex } from './search-index-writer.js';
 import { StatisticsKeeper } from './statistics.js';
+import { resourceKey, writeAll, type PreparedWrite } from './write-versions.js';
 
 /** About how many rows (resource, history, search index) one resource version writes. */
 const ROWS_PER_RESOURCE = 12;
@@ -52,13 +50,6 @@ export interface StoredVersion {
   readonly lastUpdated: string;
   readonly deleted: boolean;
   readonly resource?: FhirResource;
-}
-
-interface CurrentRow {
-  resource_type: string;
-  id: string;
-  version_id: string | number;
-  deleted: boolean;
 }
 
 export class ResourceStore {
@@ -110,7 +101,7 @@ export class ResourceStore {
       [projectId, JSON.stringify(keys.map((k) => ({ t: k.resourceType, i: k.id })))],
     );
     return new Map(
-      rows.map((row) => [key(row.content.resourceType, row.content.id!), row.content]),
+      rows.map((row) => [resourceKey(row.content.resourceType, row.content.id!), row.content]),
     );
   }
 
@@ -189,12 +180,6 @@ export class WriteOperationError extends Error {
   }
 }
 
-interface PreparedWrite {
-  readonly operation: WriteOperation;
-  readonly resourceType: string;
-  readonly id: string;
-}
-
 /** Validates the resource and settles its id before anything touches the database. */
 function prepare(operation: WriteOperation): PreparedWrite {
   if (operation.kind === 'delete')
@@ -215,192 +200,4 @@ function prepare(operation: WriteOperation): PreparedWrite {
     resourceType: expectedType,
     id: operation.kind === 'create' ? (operation.id ?? randomUUID()) : operation.id,
   };
-}
-
-async function writeAll(
-  tx: Queryable,
-  projectId: string,
-  writes: readonly PreparedWrite[],
-  rules: readonly WriteRule[],
-): Promise<WriteResult[]> {
-  assertDistinct(writes);
-  const current = await lockCurrent(
-    tx,
-    projectId,
-    writes.filter((w) => w.operation.kind !== 'create'),
-  );
-  const lastUpdated = new Date().toISOString();
-  const results: WriteResult[] = [];
-  const rows: VersionRow[] = [];
-  for (const write of writes) {
-    const existing = current.get(key(write.resourceType, write.id));
-    const result = nextVersion(write, existing, lastUpdated);
-    results.push(result);
-    // Deleting what is not there, or no longer there, writes nothing.
-    const changed = result.resource !== undefined || (existing !== undefined && !existing.deleted);
-    if (changed) {
-      rows.push({
-        project_id: projectId,
-        resource_type: write.resourceType,
-        id: write.id,
-        version_id: Number(result.versionId),
-        last_updated: lastUpdated,
-        deleted: !result.resource,
-        content: result.resource ?? null,
-        previous: existing ? Number(existing.version_id) : null,
-      });
-    }
-  }
-  if (rows.length === 0) return results;
-  for (const rule of rules)
-    await rule(
-      tx,
-      projectId,
-      rows.filter((r) => r.content).map((r) => r.content!),
-    );
-  await storeVersions(tx, rows);
-  await replaceSearchIndex(
-    tx,
-    projectId,
-    rows.map((row) => ({
-      resourceType: row.resource_type,
-      id: row.id,
-      replacing: row.previous !== null,
-      index: row.content
-        ? extractSearchIndex(row.content, loadSearchDefinition(row.resource_type))
-        : undefined,
-    })),
-  );
-  return results;
-}
-
-function nextVersion(
-  write: PreparedWrite,
-  existing: CurrentRow | undefined,
-  lastUpdated: string,
-): WriteResult {
-  const { operation, resourceType, id } = write;
-  const currentVersion = existing ? Number(existing.version_id) : 0;
-  if ('ifMatch' in operation && operation.ifMatch !== undefined) {
-    const wanted = parseETag(operation.ifMatch);
-    if (!existing || existing.deleted || wanted !== String(currentVersion)) {
-      throw fhirError(
-        412,
-        'conflict',
-        `If-Match ${operation.ifMatch} does not match ${resourceType}/${id}, whose version is ${existing && !existing.deleted ? currentVersion : 'none'}`,
-      );
-    }
-  }
-  if (operation.kind === 'delete') {
-    // Deleting what is not there (or no longer there) succeeds and changes nothing.
-    if (!existing || existing.deleted)
-      return { resourceType, id, versionId: String(currentVersion), lastUpdated, status: 200 };
-    return { resourceType, id, versionId: String(currentVersion + 1), lastUpdated, status: 200 };
-  }
-  const versionId = String(currentVersion + 1);
-  const resource = {
-    ...operation.resource,
-    id,
-    meta: { ...(operation.resource.meta as object | undefined), versionId, lastUpdated },
-  } as FhirResource;
-  return {
-    resourceType,
-    id,
-    versionId,
-    lastUpdated,
-    resource,
-    status: existing && !existing.deleted ? 200 : 201,
-  };
-}
-
-/** `W/"3"` or `"3"` or `3` → `3`. @see http://hl7.org/fhir/R4/http.html#concurrency */
-function parseETag(tag: string): string {
-  return tag
-    .trim()
-    .replace(/^W\//, '')
-    .replace(/^"(.*)"$/, '$1');
-}
-
-function assertDistinct(writes: readonly PreparedWrite[]): void {
-  const seen = new Set<string>();
-  for (const write of writes) {
-    const k = key(write.resourceType, write.id);
-    if (seen.has(k))
-      throw fhirError(
-        400,
-        'invalid',
-        `${write.resourceType}/${write.id} is written twice in one transaction`,
-      );
-    seen.add(k);
-  }
-}
-
-/** Locks the current rows of the resources being updated or deleted, so that concurrent writers queue. */
-async function lockCurrent(
-  tx: Queryable,
-  projectId: string,
-  writes: readonly PreparedWrite[],
-): Promise<Map<string, CurrentRow>> {
-  if (writes.length === 0) return new Map();
-  const keys = JSON.stringify(writes.map((w) => ({ t: w.resourceType, i: w.id })));
-  const { rows } = await tx.query<CurrentRow>(
-    `SELECT r.resource_type, r.id, r.version_id, r.deleted
-       FROM resource r JOIN jsonb_to_recordset($2::jsonb) AS k(t text, i text) ON r.resource_type = k.t AND r.id = k.i
-      WHERE r.project_id = $1
-      FOR UPDATE OF r`,
-    [projectId, keys],
-  );
-  return new Map(rows.map((row) => [key(row.resource_type, row.id), row]));
-}
-
-interface VersionRow {
-  project_id: string;
-  resource_type: string;
-  id: string;
-  version_id: number;
-  last_updated: string;
-  deleted: boolean;
-  content: FhirResource | null;
-  /** The version this one replaces, or null for a new resource. */
-  previous: number | null;
-}
-
-const VERSION_COLUMNS =
-  'project_id text, resource_type text, id text, version_id bigint, last_updated timestamptz, deleted boolean, content jsonb, previous bigint';
-
-/**
- * Current rows and history rows, one statement each. A new resource that another transaction
- * created meanwhile (two PUTs to one new id) is refused with 409 rather than overwritten.
- */
-async function storeVersions(tx: Queryable, rows: readonly VersionRow[]): Promise<void> {
-  // One statement: the JSON is parsed once for both tables.
-  const { rows: stored } = await tx.query<{ stored: number; expected: number }>(
-    `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})),
-     current AS (
-       INSERT INTO resource AS r (project_id, resource_type, id, version_id, last_updated, deleted, content)
-       SELECT project_id, resource_type, id, version_id, last_updated, deleted, content FROM x
-       ON CONFLICT (project_id, resource_type, id) DO UPDATE
-         SET version_id = excluded.version_id, last_updated = excluded.last_updated,
-             deleted = excluded.deleted, content = excluded.content
-         WHERE r.version_id = excluded.version_id - 1
-       RETURNING 1
-     ),
-     history AS (
-       INSERT INTO resource_history (project_id, resource_type, id, version_id, last_updated, deleted, content)
-       SELECT project_id, resource_type, id, version_id, last_updated, deleted, content FROM x
-     )
-     SELECT (SELECT count(*) FROM current)::integer AS stored`,
-    [JSON.stringify(rows)],
-  );
-  if (stored[0].stored !== rows.length) {
-    throw fhirError(
-      409,
-      'conflict',
-      'Another request wrote the same resource at the same time; retry',
-    );
-  }
-}
-
-function key(resourceType: string, id: string): string {
-  return `${resourceType}/${id}`;
 }
