@@ -16,6 +16,8 @@ export interface SearchRequest {
   readonly offset?: number;
   readonly sort?: string;
   readonly cursor?: string;
+  /** Connections report `count`; lists do not, and skip counting. */
+  readonly withTotal?: boolean;
 }
 
 export interface SearchPage {

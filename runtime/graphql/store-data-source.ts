@@ -41,7 +41,7 @@ export function createStoreDataSource(
         count,
         offset,
         sort: parseSort(resourceType, request.sort),
-        total: 'accurate',
+        total: request.withTotal ? 'accurate' : 'none',
         summaryCount: false,
         include: [],
         revinclude: [],

@@ -35,7 +35,9 @@ export const search =
 export const connection =
   (resourceType: string): Resolver =>
   async (_parent, args, { data }) =>
-    toConnection(await data.search(resourceType, searchRequest(resourceType, args)));
+    toConnection(
+      await data.search(resourceType, { ...searchRequest(resourceType, args), withTotal: true }),
+    );
 
 export const reverseSearch =
   (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
