@@ -4,6 +4,7 @@ import type { ClientRegistry } from './access/client-registry.js';
 import type { TokenService } from './access/token-service.js';
 import type { Config } from './config.js';
 import { BotRunner } from './bots/bot-runner.js';
+import type { AuditLog } from './bots/audit-log.js';
 import type { SandboxPool } from './bots/sandbox-pool.js';
 import { adminRoutes } from './http/admin-routes.js';
 import { botRoutes } from './http/bot-routes.js';
@@ -23,6 +24,7 @@ export interface AppDependencies {
   readonly clients: ClientRegistry;
   readonly tokens: TokenService;
   readonly pool: SandboxPool;
+  readonly audit: AuditLog;
 }
 
 /** Paths anyone may call; everything else under these prefixes needs a token. */
@@ -30,7 +32,15 @@ const PUBLIC_PATHS = new Set([`${FHIR_BASE}/metadata`.toLowerCase()]);
 const PROTECTED_PREFIXES = [FHIR_BASE.toLowerCase(), '/admin'];
 
 /** The Koa application: every route, mounted on what start-up prepared. */
-export function createApp({ config, schema, store, clients, tokens, pool }: AppDependencies): Koa {
+export function createApp({
+  config,
+  schema,
+  store,
+  clients,
+  tokens,
+  pool,
+  audit,
+}: AppDependencies): Koa {
   const app = new Koa();
   app.silent = true;
   app.use(errorMiddleware());
@@ -57,7 +67,7 @@ export function createApp({ config, schema, store, clients, tokens, pool }: AppD
     graphqlRoutes({ schema, store, searchLimits, queryLimits }),
     botRoutes({
       store,
-      runner: new BotRunner({ store, schema, clients, pool, searchLimits, botLimits }),
+      runner: new BotRunner({ store, schema, clients, pool, audit, searchLimits, botLimits }),
       limits: searchLimits,
     }),
     fhirRoutes({ store, limits: searchLimits }),

@@ -65,9 +65,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       1,
       10_000,
     ),
-    botTimeoutSeconds: integer('GRAPHIR_BOT_TIMEOUT_SECONDS', env.GRAPHIR_BOT_TIMEOUT_SECONDS ?? '10', 1, 3600),
-    botMaxTimeoutSeconds: integer('GRAPHIR_BOT_MAX_TIMEOUT_SECONDS', env.GRAPHIR_BOT_MAX_TIMEOUT_SECONDS ?? '60', 1, 3600),
-    botMemoryBytes: integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
+    botTimeoutSeconds: integer(
+      'GRAPHIR_BOT_TIMEOUT_SECONDS',
+      env.GRAPHIR_BOT_TIMEOUT_SECONDS ?? '10',
+      1,
+      3600,
+    ),
+    botMaxTimeoutSeconds: integer(
+      'GRAPHIR_BOT_MAX_TIMEOUT_SECONDS',
+      env.GRAPHIR_BOT_MAX_TIMEOUT_SECONDS ?? '60',
+      1,
+      3600,
+    ),
+    botMemoryBytes:
+      integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',
       env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',

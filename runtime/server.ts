@@ -5,6 +5,7 @@ import { ClientRegistry } from './access/client-registry.js';
 import { TokenService } from './access/token-service.js';
 import { createApp } from './app.js';
 import { botIdentifierRule } from './bots/bot-identifier-rule.js';
+import { AuditLog } from './bots/audit-log.js';
 import { SandboxPool } from './bots/sandbox-pool.js';
 import type { Config } from './config.js';
 import { buildExecutableSchema } from './graphql/build-executable-schema.js';
@@ -14,6 +15,8 @@ import { ResourceStore } from './store/resource-store.js';
 
 export interface RunningServer {
   readonly url: string;
+  /** Resolves when work that follows responses (AuditEvents, statistics) is done. */
+  settled(): Promise<void>;
   readonly db: Database;
   readonly store: ResourceStore;
   close(): Promise<void>;
@@ -47,7 +50,8 @@ export async function startServer(
   }
   const tokens = await TokenService.open(db, config.tokenLifetimeSeconds);
   const pool = new SandboxPool({});
-  const server = createApp({ config, schema, store, clients, tokens, pool }).listen(
+  const audit = new AuditLog(store);
+  const server = createApp({ config, schema, store, clients, tokens, pool, audit }).listen(
     config.port,
     config.host,
   );
@@ -58,12 +62,17 @@ export async function startServer(
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     db,
     store,
+    settled: async () => {
+      await audit.settled();
+      await store.statistics.settled();
+    },
     close: async () => {
       await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       });
       await pool.close();
+      await audit.settled();
       await store.statistics.settled();
       if (!options.db) await db.close();
     },

@@ -127,7 +127,9 @@ export class ClientRegistry {
       'SELECT name, value FROM project_secret WHERE project_id = $1 ORDER BY name',
       [projectId],
     );
-    return Object.fromEntries(rows.map((row) => [row.name, { name: row.name, valueString: row.value }]));
+    return Object.fromEntries(
+      rows.map((row) => [row.name, { name: row.name, valueString: row.value }]),
+    );
   }
 
   /**

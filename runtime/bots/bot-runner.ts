@@ -10,6 +10,7 @@ import type { SearchLimits } from '../fhir/search-request.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
 import { Hl7Message } from '../hl7/hl7-message.js';
 import type { ResourceStore } from '../store/resource-store.js';
+import type { AuditLog } from './audit-log.js';
 import { createBotHost } from './bot-host.js';
 import type { BotInput } from './bot-input.js';
 import type { SandboxPool, SandboxResult } from './sandbox-pool.js';
@@ -25,6 +26,7 @@ export interface BotRunnerOptions {
   readonly schema: GraphQLSchema;
   readonly clients: ClientRegistry;
   readonly pool: SandboxPool;
+  readonly audit: AuditLog;
   readonly searchLimits: SearchLimits;
   readonly botLimits: BotLimits;
 }
@@ -73,9 +75,7 @@ export class BotRunner {
       memoryBytes: botLimits.memoryBytes,
       host: createBotHost({ store, schema, limits: searchLimits, projectId }),
     });
-    await store.write(projectId, [
-      { kind: 'create', resource: auditEvent(bot, callerId, traceId, started, result) },
-    ]);
+    this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
     return { ...result, traceId };
   }
 }

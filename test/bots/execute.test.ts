@@ -280,6 +280,7 @@ describe('Bot/$execute', () => {
 
   it('writes an AuditEvent with outcome, duration and the console tail', async () => {
     await run(`/Bot/${echoId}/$execute`, 'audit me', 'text/plain');
+    await server.settled();
     const bundle = await (await server.fhir(`/AuditEvent?_sort=-_lastUpdated&_count=1`)).json();
     const audit = bundle.entry[0].resource;
     expect(audit).toMatchObject({
@@ -369,6 +370,7 @@ describe('Bot/$execute', () => {
         headers: { 'Content-Type': 'text/plain' },
       });
       expect(response.status).toBe(413);
+      await small.settled();
       expect((await (await small.fhir('/AuditEvent?_summary=count')).json()).total).toBe(0);
     } finally {
       await small.stop();
