@@ -11,7 +11,7 @@
  * CommonJS wrapper function and returns its `module.exports`; `invoke(exports, eventJson)` finds
  * the handler, calls it with `(fhir, event)` and resolves to `u` (undefined), `v<json>` (a JSON
  * value) or `h<text>` (an `Hl7Message`, by its `toString()`). The host functions are never
- * reachable from globals, and `JSON`, `Error` and `Hl7Message` are captured before the bot's code
+ * reachable from globals, and `JSON`, `Error` and `Hl7Message` (or its loader) are captured before the bot's code
  * can replace them. `globalThis.__graphirReviveEvent`, when a prelude defines it, maps the parsed
  * event before the handler sees it (e.g. HL7 text into an `Hl7Message`).
  */
@@ -20,7 +20,10 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostCall, writeLog) {
   const G = globalThis;
   const { parse, stringify } = JSON;
   const ErrorType = Error;
-  const Hl7 = typeof G.Hl7Message === 'function' ? G.Hl7Message : undefined;
+  // A prelude may define Hl7Message lazily (compiled on first use) and say through
+  // __graphirHl7Loaded whether it was; then only a loaded class can have made the result.
+  const hl7Loaded = typeof G.__graphirHl7Loaded === 'function' ? G.__graphirHl7Loaded : undefined;
+  const eagerHl7 = hl7Loaded ? undefined : typeof G.Hl7Message === 'function' ? G.Hl7Message : undefined;
   const revive = typeof G.__graphirReviveEvent === 'function' ? G.__graphirReviveEvent : undefined;
   const MAX_LINE = 4096;
 
@@ -91,6 +94,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostCall, writeLog) {
     }
     const event = revive ? revive(parse(eventJson)) : parse(eventJson);
     const result = await handler(fhir, event);
+    const Hl7 = hl7Loaded ? hl7Loaded() : eagerHl7;
     if (Hl7 && result instanceof Hl7) return 'h' + String(result.toString());
     const json = stringify(result);
     return json === undefined ? 'u' : 'v' + json;
