@@ -42,7 +42,14 @@ export function createApp({
   audit,
 }: AppDependencies): Koa {
   const app = new Koa();
+  // Koa's own logger prints stack traces for every error; errors that reach a client as 500 are
+  // reported here once, without request bodies or headers (they may hold secrets or tokens).
   app.silent = true;
+  app.on('error', (error: Error, ctx?: { method?: string; path?: string }) => {
+    console.error(
+      `Internal error on ${ctx?.method ?? '?'} ${ctx?.path ?? '?'}: ${error.stack ?? error.message}`,
+    );
+  });
   app.use(errorMiddleware());
   app.use(jsonBodyParser(config.maxBodyBytes));
   app.use(protect(requireToken(tokens, clients)));

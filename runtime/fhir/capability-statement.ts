@@ -53,8 +53,23 @@ function build(base: string): FhirResource {
             searchParam: Object.values(definition.parameters)
               .filter((p) => !UNSUPPORTED_TYPES.has(p.type) && p.expression !== '')
               .map((p) => ({ name: p.code, type: p.type })),
+            operation: [
+              {
+                name: 'graphql',
+                definition: 'http://hl7.org/fhir/OperationDefinition/Resource-graphql',
+              },
+              ...(type === 'Bot'
+                ? [{ name: 'execute', definition: `${base}/OperationDefinition/Bot-execute` }]
+                : []),
+            ],
           };
         }),
+        operation: [
+          {
+            name: 'graphql',
+            definition: 'http://hl7.org/fhir/OperationDefinition/Resource-graphql',
+          },
+        ],
       },
     ],
   };

@@ -234,3 +234,31 @@ async function countRows(server: TestServer): Promise<number> {
   );
   return Number(rows[0].n);
 }
+
+describe('metadata', () => {
+  it('lists every resource type, its search parameters and the operations, without a token', async () => {
+    const server = await startTestServer('pglite');
+    try {
+      const response = await server.fhir('/metadata', { token: null });
+      expect(response.status).toBe(200);
+      const statement = await response.json();
+      const resources = statement.rest[0].resource as {
+        type: string;
+        searchParam: { name: string }[];
+        operation: { name: string }[];
+      }[];
+      expect(resources).toHaveLength(147);
+      const patient = resources.find((r) => r.type === 'Patient')!;
+      expect(patient.searchParam.map((p) => p.name)).toEqual(
+        expect.arrayContaining(['name', 'birthdate', '_id', '_lastUpdated']),
+      );
+      expect(resources.find((r) => r.type === 'Bot')!.operation.map((o) => o.name)).toEqual([
+        'graphql',
+        'execute',
+      ]);
+      expect(statement.rest[0].operation.map((o: { name: string }) => o.name)).toContain('graphql');
+    } finally {
+      await server.stop();
+    }
+  });
+});
