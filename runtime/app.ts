@@ -15,6 +15,9 @@ import { graphqlRoutes } from './http/graphql-routes.js';
 import { healthRoutes } from './http/health-routes.js';
 import { requireToken } from './http/require-token.js';
 import { tokenRoutes } from './http/token-routes.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { Metrics, metricsRoutes } from './observability/metrics.js';
+import { requestLogging, type RequestState } from './observability/request-logging.js';
 import type { ResourceStore } from './store/resource-store.js';
 
 export interface AppDependencies {
@@ -25,6 +28,10 @@ export interface AppDependencies {
   readonly tokens: TokenService;
   readonly pool: SandboxPool;
   readonly audit: AuditLog;
+  /** Request lines, internal errors and bot console output; by default pino at `LOG_LEVEL`. */
+  readonly logger?: Logger;
+  /** Served at `GET /metrics`; by default a fresh registry. */
+  readonly metrics?: Metrics;
 }
 
 /** Paths anyone may call; everything else under these prefixes needs a token. */
@@ -40,16 +47,23 @@ export function createApp({
   tokens,
   pool,
   audit,
+  logger = createLogger(),
+  metrics = new Metrics(),
 }: AppDependencies): Koa {
   const app = new Koa();
   // Koa's own logger prints stack traces for every error; errors that reach a client as 500 are
   // reported here once, without request bodies or headers (they may hold secrets or tokens).
   app.silent = true;
-  app.on('error', (error: Error, ctx?: { method?: string; path?: string }) => {
-    console.error(
-      `Internal error on ${ctx?.method ?? '?'} ${ctx?.path ?? '?'}: ${error.stack ?? error.message}`,
-    );
-  });
+  app.on(
+    'error',
+    (error: Error, ctx?: { method?: string; path?: string; state?: RequestState }) => {
+      logger.error(
+        { err: error, requestId: ctx?.state?.requestId, method: ctx?.method, path: ctx?.path },
+        'internal error',
+      );
+    },
+  );
+  app.use(requestLogging(logger, metrics));
   app.use(errorMiddleware());
   app.use(jsonBodyParser(config.maxBodyBytes));
   app.use(protect(requireToken(tokens, clients)));
@@ -68,13 +82,24 @@ export function createApp({
   };
   for (const router of [
     healthRoutes(),
+    metricsRoutes(metrics),
     tokenRoutes(clients, tokens),
     adminRoutes(clients),
     // Before the REST routes, whose `/:type` and `/:type/:id` would take `$graphql` and `$execute`.
-    graphqlRoutes({ schema, store, searchLimits, queryLimits }),
+    graphqlRoutes({ schema, store, searchLimits, queryLimits, metrics }),
     botRoutes({
       store,
-      runner: new BotRunner({ store, schema, clients, pool, audit, searchLimits, botLimits }),
+      runner: new BotRunner({
+        store,
+        schema,
+        clients,
+        pool,
+        audit,
+        searchLimits,
+        botLimits,
+        logger,
+        metrics,
+      }),
       limits: searchLimits,
     }),
     fhirRoutes({ store, limits: searchLimits }),

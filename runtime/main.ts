@@ -1,6 +1,9 @@
-/** `npm start`: serves Graphir until SIGTERM or SIGINT. */
+/** `npm start`: serves Graphir until SIGTERM or SIGINT, then shuts down gracefully. */
 import { loadConfig } from './config.js';
 import { startServer } from './server.js';
+
+/** How long in-flight requests may run on after SIGTERM before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 const started = performance.now();
 const server = await startServer(loadConfig());
@@ -10,10 +13,16 @@ console.log(
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
-    server.close().then(
-      () => process.exit(0),
+    server.logger.info({ signal }, 'shutting down');
+    // Stop accepting connections, let in-flight requests finish (bounded), wait for queued
+    // AuditEvents and statistics, then close the sandbox pool and the store.
+    server.close({ graceMs: SHUTDOWN_GRACE_MS }).then(
+      () => {
+        server.logger.info('shut down');
+        process.exit(0);
+      },
       (error: unknown) => {
-        console.error(error);
+        server.logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );

@@ -9,6 +9,9 @@ import { AuditLog } from './bots/audit-log.js';
 import { SandboxPool } from './bots/sandbox-pool.js';
 import type { Config } from './config.js';
 import { buildExecutableSchema } from './graphql/build-executable-schema.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import type { Metrics } from './observability/metrics.js';
+import { closeGracefully } from './observability/shutdown.js';
 import { openDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { ResourceStore } from './store/resource-store.js';
@@ -19,12 +22,20 @@ export interface RunningServer {
   settled(): Promise<void>;
   readonly db: Database;
   readonly store: ResourceStore;
-  close(): Promise<void>;
+  readonly logger: Logger;
+  /**
+   * Stops accepting connections, then closes the sandbox pool and the database once queued work
+   * is done. `graceMs`: how long in-flight requests may run on (default 0: cut them off).
+   */
+  close(options?: { readonly graceMs?: number }): Promise<void>;
 }
 
 export interface StartOptions {
   /** An already open database (tests share one); otherwise the config says which to open. */
   readonly db?: Database;
+  /** Where log lines go; by default pino to stdout at `LOG_LEVEL`. */
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
 }
 
 /** Prepares everything the routes need (schema, database, migrations), then listens: once it answers, it is ready. */
@@ -51,10 +62,18 @@ export async function startServer(
   const tokens = await TokenService.open(db, config.tokenLifetimeSeconds);
   const pool = new SandboxPool({});
   const audit = new AuditLog(store);
-  const server = createApp({ config, schema, store, clients, tokens, pool, audit }).listen(
-    config.port,
-    config.host,
-  );
+  const logger = options.logger ?? createLogger();
+  const server = createApp({
+    config,
+    schema,
+    store,
+    clients,
+    tokens,
+    pool,
+    audit,
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  }).listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -62,15 +81,13 @@ export async function startServer(
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     db,
     store,
+    logger,
     settled: async () => {
       await audit.settled();
       await store.statistics.settled();
     },
-    close: async () => {
-      await new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
+    close: async ({ graceMs = 0 } = {}) => {
+      await closeGracefully(server, graceMs);
       await pool.close();
       await audit.settled();
       await store.statistics.settled();

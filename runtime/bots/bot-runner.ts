@@ -9,6 +9,8 @@ import type { ClientRegistry } from '../access/client-registry.js';
 import type { SearchLimits } from '../fhir/search-request.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
 import { Hl7Message } from '../hl7/hl7-message.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { AuditLog } from './audit-log.js';
 import { createBotHost } from './bot-host.js';
@@ -29,6 +31,10 @@ export interface BotRunnerOptions {
   readonly audit: AuditLog;
   readonly searchLimits: SearchLimits;
   readonly botLimits: BotLimits;
+  /** The bot's console output at debug level, tagged with the execution's trace id. */
+  readonly logger?: Logger;
+  /** Executions by status and their duration. */
+  readonly metrics?: Metrics;
 }
 
 export interface BotExecution {
@@ -81,6 +87,19 @@ export class BotRunner {
       host: createBotHost({ store, schema, limits: searchLimits, projectId }),
     });
     this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
+    this.options.metrics?.observeBot(result.status, result.durationMs);
+    if (result.console) {
+      this.options.logger?.debug(
+        {
+          traceId,
+          projectId,
+          bot: `Bot/${bot.id}`,
+          status: result.status,
+          console: result.console,
+        },
+        'bot console',
+      );
+    }
     return { ...result, traceId };
   }
 }

@@ -32,13 +32,23 @@ export function checkQueryLimits(
   variables: Readonly<Record<string, unknown>>,
   limits: QueryLimits,
 ): GraphQLError[] {
+  return measureQuery(document, operationName, variables, limits).errors;
+}
+
+/** The limits' verdict with the estimated cost (undefined when no operation was selected). */
+export function measureQuery(
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Readonly<Record<string, unknown>>,
+  limits: QueryLimits,
+): { readonly cost: number | undefined; readonly errors: GraphQLError[] } {
   const operations = document.definitions.filter(
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
   );
   const operation = operationName
     ? operations.find((o) => o.name?.value === operationName)
     : operations[0];
-  if (!operation) return [];
+  if (!operation) return { cost: undefined, errors: [] };
   const fragments = new Map(
     document.definitions
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
@@ -94,7 +104,7 @@ export function checkQueryLimits(
     errors.push(
       limitError(`The query's estimated cost is ${cost}; the maximum is ${limits.maxCost}`),
     );
-  return errors;
+  return { cost, errors };
 }
 
 function pageSize(

@@ -23,7 +23,8 @@ import { generatedPath } from '../generated-json.js';
 import { executeFhirQuery, type PreparedQuery } from '../graphql/fhir-query.js';
 import { cachedIntrospection, isIntrospectionOnly } from '../graphql/introspection-cache.js';
 import { prepareCached } from '../graphql/prepared-query-cache.js';
-import { checkQueryLimits, type QueryLimits } from '../graphql/query-limits.js';
+import { measureQuery, type QueryLimits } from '../graphql/query-limits.js';
+import type { Metrics } from '../observability/metrics.js';
 import { createStoreDataSource, graphqlError } from '../graphql/store-data-source.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { fhirError, type OperationOutcome } from './fhir-error.js';
@@ -35,6 +36,8 @@ export interface GraphQLRouteOptions {
   readonly store: ResourceStore;
   readonly searchLimits: SearchLimits;
   readonly queryLimits: QueryLimits;
+  /** Observes each query's estimated cost. */
+  readonly metrics?: Metrics;
 }
 
 interface GraphQLRequest {
@@ -48,6 +51,7 @@ export function graphqlRoutes({
   store,
   searchLimits,
   queryLimits,
+  metrics,
 }: GraphQLRouteOptions): Router {
   const router = new Router({ prefix: FHIR_BASE, sensitive: true });
   router.use(graphqlRefusals());
@@ -70,10 +74,9 @@ export function graphqlRoutes({
     const request = readRequest(ctx);
     const query = prepare(target, request.query);
     const { document } = query;
-    const refused = [
-      ...query.errors,
-      ...checkQueryLimits(document, request.operationName, request.variables, queryLimits),
-    ];
+    const measured = measureQuery(document, request.operationName, request.variables, queryLimits);
+    if (measured.cost !== undefined) metrics?.graphqlCost.observe(measured.cost);
+    const refused = [...query.errors, ...measured.errors];
     if (refused.length > 0) return respond(ctx, 400, { errors: refused.map(formatError) });
     if (ctx.method === 'GET' && isMutation(document, request.operationName)) {
       throw fhirError(405, 'not-supported', 'Mutations need POST');
