@@ -13,6 +13,7 @@ import { jsonBodyParser } from './http/fhir-body.js';
 import { FHIR_BASE, fhirRoutes } from './http/fhir-routes.js';
 import { graphqlRoutes } from './http/graphql-routes.js';
 import { healthRoutes } from './http/health-routes.js';
+import { isPlaygroundRequest, playgroundRoutes } from './http/playground-routes.js';
 import { requireToken } from './http/require-token.js';
 import { tokenRoutes } from './http/token-routes.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -85,6 +86,8 @@ export function createApp({
     metricsRoutes(metrics),
     tokenRoutes(clients, tokens),
     adminRoutes(clients),
+    // Before graphqlRoutes: a browser's `GET $graphql` gets the playground page.
+    playgroundRoutes(),
     // Before the REST routes, whose `/:type` and `/:type/:id` would take `$graphql` and `$execute`.
     graphqlRoutes({ schema, store, searchLimits, queryLimits, metrics }),
     botRoutes({
@@ -117,6 +120,9 @@ function protect(guard: Middleware): Middleware {
     const isProtected = PROTECTED_PREFIXES.some(
       (prefix) => path === prefix || path.startsWith(`${prefix}/`),
     );
-    return isProtected && !PUBLIC_PATHS.has(path) ? guard(ctx, next) : next();
+    // The playground page is static; the GraphQL calls it makes carry a token.
+    return isProtected && !PUBLIC_PATHS.has(path) && !isPlaygroundRequest(ctx)
+      ? guard(ctx, next)
+      : next();
   };
 }
