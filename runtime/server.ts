@@ -50,7 +50,8 @@ export async function startServer(
   const db = await opening;
   await migrate(db);
   const store = new ResourceStore(db, [botIdentifierRule]);
-  await store.statistics.analyze();
+  // Fresh statistics help the first searches; they need not delay readiness.
+  store.statistics.analyzeInBackground();
   const clients = new ClientRegistry(db);
   const root = await clients.ensureRootClient(config.rootClientId, config.rootClientSecret);
   if (root) {

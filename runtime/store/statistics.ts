@@ -29,14 +29,18 @@ export class StatisticsKeeper {
   /** Called after each committed write with the number of rows it wrote. */
   written(rows: number): void {
     this.rowsSince += rows;
-    if (!this.running && this.rowsSince >= Math.max(MIN_ROWS, this.rowsAtLastAnalyze / 5)) {
-      this.running = this.analyze().finally(() => {
-        this.running = undefined;
-      });
-    }
+    if (this.rowsSince >= Math.max(MIN_ROWS, this.rowsAtLastAnalyze / 5)) this.analyzeInBackground();
   }
 
-  /** ANALYZE every table the searches read; also run once at start-up. */
+  /** Starts an ANALYZE unless one is running; `settled()` waits for it. */
+  analyzeInBackground(): void {
+    if (this.running) return;
+    this.running = this.analyze().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** ANALYZE every table the searches read. */
   async analyze(): Promise<void> {
     const rows = this.rowsSince;
     await this.db.query(`ANALYZE ${TABLES.join(', ')}`).catch(() => {
