@@ -107,6 +107,7 @@ function resourceOf(value: unknown): FhirResource {
 /** A query as `name=x&gender=male`, or as an object of strings (or string arrays). */
 function toParams(query: unknown): URLSearchParams {
   if (query === undefined || query === null) return new URLSearchParams();
+  if (query instanceof URLSearchParams) return new URLSearchParams(query);
   if (typeof query === 'string') return new URLSearchParams(query.replace(/^\?/, ''));
   if (typeof query === 'object' && !Array.isArray(query)) {
     const params = new URLSearchParams();
