@@ -34,6 +34,11 @@ export class Scopes {
     return new Scopes(grants);
   }
 
+  /** The resource types the scopes name (`*` left out): for checking them against the known ones. */
+  types(): string[] {
+    return [...this.grants.keys()].filter((type) => type !== '*');
+  }
+
   allows(resourceType: string, interaction: Interaction): boolean {
     return (
       this.grants.get(resourceType)?.has(interaction) === true ||

@@ -6,6 +6,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { FULL_ACCESS, type ClientRegistry } from '../access/client-registry.js';
 import { ScopeError, Scopes } from '../access/scopes.js';
+import { searchableTypes } from '../../generated/search/index.js';
 import { fhirError } from './fhir-error.js';
 import { accessOf } from './require-token.js';
 
@@ -31,6 +32,14 @@ export function adminRoutes(clients: ClientRegistry): Router {
     } catch (error) {
       throw fhirError(400, 'invalid', `scope: ${(error as ScopeError).message}`, 'scope');
     }
+    const unknown = scopes.types().filter((type) => !searchableTypes.has(type));
+    if (unknown.length > 0)
+      throw fhirError(
+        400,
+        'invalid',
+        `scope: ${unknown.join(', ')} is not a resource type`,
+        'scope',
+      );
     const access = accessOf(ctx);
     if (access.projectId && !access.scopes.covers(scopes)) {
       throw fhirError(

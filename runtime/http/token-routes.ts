@@ -5,6 +5,7 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { searchableTypes } from '../../generated/search/index.js';
 import { ScopeError, Scopes } from '../access/scopes.js';
 import type { ClientRegistry } from '../access/client-registry.js';
 import type { TokenService } from '../access/token-service.js';
@@ -69,6 +70,15 @@ export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Rout
         scopes = Scopes.parse(requested);
       } catch (error) {
         return oauthError(ctx, 400, 'invalid_scope', (error as ScopeError).message);
+      }
+      const unknown = scopes.types().filter((type) => !searchableTypes.has(type));
+      if (unknown.length > 0) {
+        return oauthError(
+          ctx,
+          400,
+          'invalid_scope',
+          `${unknown.join(', ')} is not a resource type`,
+        );
       }
       if (!client.scopes.covers(scopes))
         return oauthError(

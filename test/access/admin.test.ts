@@ -315,3 +315,29 @@ describe.each(await availableEngines())('root client bootstrap on %s', (engine) 
     }
   });
 });
+
+describe('scopes naming unknown resource types', () => {
+  it('are refused when creating a client (400) and when narrowing a token (invalid_scope)', async () => {
+    const server = await startTestServer('pglite');
+    try {
+      const created = await server.call(`/admin/projects/${server.project.projectId}/clients`, {
+        method: 'POST',
+        body: { name: 'typo', scope: 'system/Patinet.rs' },
+        token: server.project.token,
+      });
+      expect(created.status).toBe(400);
+      expect((await created.json()).issue[0].diagnostics).toMatch(/Patinet is not a resource type/);
+      const form = new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: server.project.clientId,
+        client_secret: server.project.clientSecret,
+        scope: 'system/Dragon.r',
+      });
+      const token = await fetch(`${server.url}/oauth2/token`, { method: 'POST', body: form });
+      expect(token.status).toBe(400);
+      expect(await token.json()).toMatchObject({ error: 'invalid_scope' });
+    } finally {
+      await server.stop();
+    }
+  });
+});
