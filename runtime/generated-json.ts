@@ -4,11 +4,8 @@
  * JavaScript object literals, which keeps start-up within budget. Each file is
  * `{"//": "<do-not-edit header>", "data": …}`.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const generatedDir = join(findProjectRoot(dirname(fileURLToPath(import.meta.url))), 'generated');
+import { readFileSync } from 'node:fs';
+import { projectPath } from './project-path.js';
 
 export function readGeneratedJson<T>(path: string): T {
   return (JSON.parse(readFileSync(generatedPath(path), 'utf8')) as { data: T }).data;
@@ -16,13 +13,5 @@ export function readGeneratedJson<T>(path: string): T {
 
 /** A file or folder under generated/ (`graphql/Patient.graphql`). */
 export function generatedPath(path: string): string {
-  return join(generatedDir, path);
-}
-
-/** The folder holding package.json: the same from runtime/ (tsx) and from dist/runtime/ (built). */
-function findProjectRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'generated'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`No generated/ folder above ${from}`);
-  }
+  return projectPath(`generated/${path}`);
 }

@@ -5,8 +5,8 @@
  */
 import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
+import { isSupportedParameter } from './search-request.js';
 
-const UNSUPPORTED_TYPES = new Set(['composite', 'special']);
 const INTERACTIONS = [
   'read',
   'vread',
@@ -51,7 +51,7 @@ function build(base: string): FhirResource {
               .filter((p) => p.type === 'reference')
               .map((p) => `${type}:${p.code}`),
             searchParam: Object.values(definition.parameters)
-              .filter((p) => !UNSUPPORTED_TYPES.has(p.type) && p.expression !== '')
+              .filter((p) => isSupportedParameter(p) && p.expression !== '')
               .map((p) => ({ name: p.code, type: p.type })),
             operation: [
               {

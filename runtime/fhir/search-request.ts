@@ -6,12 +6,13 @@
 import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';
 import { fhirError } from '../http/fhir-error.js';
 import { parseCriterion, type SearchCriterion } from '../search/parse-search-arguments.js';
-import type { ResourceSearchDefinition } from '../search/search-definition.js';
+import type {
+  ResourceSearchDefinition,
+  SearchParameterDefinition,
+} from '../search/search-definition.js';
+import type { SortKey } from '../store/search-sql.js';
 
-export interface SortKey {
-  readonly code: string;
-  readonly descending: boolean;
-}
+export type { SortKey };
 
 export interface IncludeRequest {
   /** `Observation:subject:Patient` → source Observation, code subject, target Patient. */
@@ -49,6 +50,11 @@ const UNSUPPORTED_CODES = new Set([
   '_list',
   '_type',
 ]);
+
+/** Whether the store can search (and sort) by this parameter. */
+export function isSupportedParameter(parameter: SearchParameterDefinition): boolean {
+  return !UNSUPPORTED_TYPES.has(parameter.type) && !UNSUPPORTED_CODES.has(parameter.code);
+}
 
 export function parseSearchRequest(
   resourceType: string,
@@ -156,12 +162,17 @@ function parseParameter(
   return parseCriterion(definition, code, modifier, value, name);
 }
 
-function parseSort(definition: ResourceSearchDefinition, value: string): SortKey[] {
+/** `-date,name` → sort keys; `toCode` maps a key as written to a parameter code (GraphQL writes `address_city`). */
+export function parseSort(
+  definition: ResourceSearchDefinition,
+  value: string,
+  toCode: (key: string) => string = (key) => key,
+): SortKey[] {
   return value.split(',').map((raw) => {
     const descending = raw.startsWith('-');
-    const code = descending ? raw.slice(1) : raw;
+    const code = toCode(descending ? raw.slice(1) : raw);
     const parameter = definition.parameters[code];
-    if (!parameter || UNSUPPORTED_TYPES.has(parameter.type) || UNSUPPORTED_CODES.has(code)) {
+    if (!parameter || !isSupportedParameter(parameter)) {
       throw invalid(
         '_sort',
         `"${code}" is not a sortable search parameter of ${definition.resourceType}`,

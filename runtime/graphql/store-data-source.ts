@@ -8,7 +8,7 @@ import { GraphQLError } from 'graphql';
 import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';
 import type { Interaction } from '../access/scopes.js';
 import type { AccessClaims } from '../access/token-service.js';
-import type { SortKey, SearchLimits } from '../fhir/search-request.js';
+import { parseSort, type SearchLimits, type SortKey } from '../fhir/search-request.js';
 import { toFhirError } from '../http/error-middleware.js';
 import { fhirError } from '../http/fhir-error.js';
 import { authorize } from '../http/require-token.js';
@@ -40,7 +40,7 @@ export function createStoreDataSource(
         criteria: request.criteria,
         count,
         offset,
-        sort: parseSort(resourceType, request.sort),
+        sort: sortKeys(resourceType, request.sort),
         total: request.withTotal ? 'accurate' : 'none',
         summaryCount: false,
         include: [],
@@ -65,7 +65,7 @@ export function createStoreDataSource(
       const count = Math.min(request.count ?? limits.defaultCount, limits.maxCount);
       const offset =
         request.cursor !== undefined ? cursorOffset(request.cursor) : (request.offset ?? 0);
-      const sort = parseSort(resourceType, request.sort);
+      const sort = sortKeys(resourceType, request.sort);
       const all = await guardAsync(() =>
         referring.load({
           resourceType,
@@ -147,18 +147,11 @@ function page(
   };
 }
 
-function parseSort(resourceType: string, sort: string | undefined): SortKey[] {
+/** GraphQL `_sort: "-birthdate,address_city"`: REST's rules, with `_` for `-` in codes. */
+function sortKeys(resourceType: string, sort: string | undefined): SortKey[] {
   if (!sort) return [];
-  const definition = loadSearchDefinition(resourceType);
-  return sort.split(',').map((raw) => {
-    const descending = raw.startsWith('-');
-    const code = (descending ? raw.slice(1) : raw).replaceAll('_', '-').replace(/^-/, '_');
-    if (!definition.parameters[code])
-      throw graphqlError(
-        fhirError(400, 'invalid', `_sort: "${raw}" is not a search parameter of ${resourceType}`),
-      );
-    return { code, descending };
-  });
+  const toCode = (key: string) => (key.startsWith('_') ? key : key.replaceAll('_', '-'));
+  return guard(() => parseSort(loadSearchDefinition(resourceType), sort, toCode));
 }
 
 function parseKey(key: string): { resourceType: string; id: string } {

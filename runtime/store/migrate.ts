@@ -4,15 +4,18 @@
  * while the others wait.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { projectPath } from '../project-path.js';
 import type { Database } from './database.js';
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Any constant; the same in every Graphir process. */
 const MIGRATION_LOCK = 7_215_001;
 
-export async function migrate(db: Database, dir = findMigrations()): Promise<string[]> {
+/** The .sql files are not compiled into dist/: they are read from the project. */
+export async function migrate(
+  db: Database,
+  dir = projectPath('runtime/store/migrations'),
+): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(
@@ -39,9 +42,4 @@ function splitStatements(sql: string): string[] {
     .split(/;\s*$/m)
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
-}
-
-/** The .sql files are not compiled: from dist/runtime/store/ look in runtime/store/migrations. */
-function findMigrations(): string {
-  return MIGRATIONS_DIR.replace(`${join('dist', 'runtime')}`, 'runtime');
 }

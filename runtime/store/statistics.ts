@@ -29,7 +29,8 @@ export class StatisticsKeeper {
   /** Called after each committed write with the number of rows it wrote. */
   written(rows: number): void {
     this.rowsSince += rows;
-    if (this.rowsSince >= Math.max(MIN_ROWS, this.rowsAtLastAnalyze / 5)) this.analyzeInBackground();
+    if (this.rowsSince >= Math.max(MIN_ROWS, this.rowsAtLastAnalyze / 5))
+      this.analyzeInBackground();
   }
 
   /** Starts an ANALYZE unless one is running; `settled()` waits for it. */
