@@ -1,6 +1,7 @@
 /** Shared checks for the access tests (not a test file itself). */
 import { expect } from 'vitest';
 import type { FhirResponse, TestServer } from '../support/test-server.js';
+export { storedVersions } from '../support/stored-versions.js';
 
 /** The response is an OperationOutcome with this status and (first) issue code. */
 export async function expectOutcome(
@@ -14,15 +15,6 @@ export async function expectOutcome(
   expect(body).toMatchObject({ resourceType: 'OperationOutcome' });
   expect(body.issue[0]).toMatchObject({ severity: 'error', code });
   return body;
-}
-
-/** Every stored version (history rows) in the project: what a refused write must not change. */
-export async function storedVersions(server: TestServer, projectId: string): Promise<number> {
-  const { rows } = await server.db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM resource_history WHERE project_id = $1',
-    [projectId],
-  );
-  return Number(rows[0].n);
 }
 
 export function basic(id: string, secret: string): string {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
+import { storedVersions } from '../support/stored-versions.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const patientEntry = (uuid: string, family: string) => ({
@@ -53,7 +54,7 @@ describe.each(await availableEngines())('transaction and batch Bundles on %s', (
   });
 
   it('rolls the whole transaction back when one entry fails', async () => {
-    const before = await count(server);
+    const before = await storedVersions(server);
     const bundle = {
       resourceType: 'Bundle',
       type: 'transaction',
@@ -72,14 +73,14 @@ describe.each(await availableEngines())('transaction and batch Bundles on %s', (
     expect(outcome.issue[0].diagnostics).toMatch(
       /Bundle.entry\[1\]: Observation.status is required/,
     );
-    expect(await count(server)).toBe(before);
+    expect(await storedVersions(server)).toBe(before);
   });
 
   it('rolls back a transaction whose update fails If-Match after earlier entries were written', async () => {
     const { id } = await (
       await server.fhir('/Patient', { method: 'POST', body: { resourceType: 'Patient' } })
     ).json();
-    const before = await count(server);
+    const before = await storedVersions(server);
     const bundle = {
       resourceType: 'Bundle',
       type: 'transaction',
@@ -93,7 +94,7 @@ describe.each(await availableEngines())('transaction and batch Bundles on %s', (
     };
     const response = await server.fhir('/', { method: 'POST', body: bundle });
     expect(response.status).toBe(412);
-    expect(await count(server)).toBe(before);
+    expect(await storedVersions(server)).toBe(before);
   });
 
   it('processes a batch entry by entry', async () => {
@@ -166,10 +167,3 @@ describe.each(await availableEngines())('transaction and batch Bundles on %s', (
     expect(JSON.stringify(await response.json())).toMatch(message);
   });
 });
-
-async function count(server: TestServer): Promise<number> {
-  const { rows } = await server.db.query<{ n: string }>(
-    'SELECT count(*) AS n FROM resource_history',
-  );
-  return Number(rows[0].n);
-}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
+import { storedVersions } from '../support/stored-versions.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const patient = {
@@ -200,7 +201,7 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
     ],
   ];
   it.each(badWrites)('refuses %s and stores nothing', async (_name, request, status, message) => {
-    const before = await countRows(server);
+    const before = await storedVersions(server);
     const response = await server.fhir(request.path, request);
     expect(response.status).toBe(status);
     const outcome = await response.json();
@@ -208,7 +209,7 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
     expect(outcome.issue.map((i: { diagnostics: string }) => i.diagnostics).join('\n')).toMatch(
       message,
     );
-    expect(await countRows(server)).toBe(before);
+    expect(await storedVersions(server)).toBe(before);
   });
 
   it('refuses a body over the size limit with 413 and stores nothing', async () => {
@@ -221,19 +222,12 @@ describe.each(await availableEngines())('FHIR REST on %s', (engine) => {
         resourceType: 'OperationOutcome',
         issue: [{ code: 'too-costly' }],
       });
-      expect(await countRows(small)).toBe(0);
+      expect(await storedVersions(small)).toBe(0);
     } finally {
       await small.stop();
     }
   });
 });
-
-async function countRows(server: TestServer): Promise<number> {
-  const { rows } = await server.db.query<{ n: string }>(
-    'SELECT count(*) AS n FROM resource_history',
-  );
-  return Number(rows[0].n);
-}
 
 describe('metadata', () => {
   it('lists every resource type, its search parameters and the operations, without a token', async () => {
