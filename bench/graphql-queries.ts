@@ -6,6 +6,7 @@
 import { availableEngines } from '../test/support/test-databases.js';
 import { startTestServer, type TestServer } from '../test/support/test-server.js';
 import { openBenchDatabase } from './bench-database.js';
+import { QUERIES, type Ids } from './graphql-query-set.js';
 import { measure, startFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
@@ -22,47 +23,6 @@ const MEDPLUM_P50: Record<string, number> = {
   Q7: 6.6,
   Q8: 15.2,
 };
-
-/** Each query with its variables: the text stays the same across requests, as in real clients. */
-const QUERIES: Record<string, (ids: Ids, i: number) => [string, Record<string, unknown>]> = {
-  Q1: (ids, i) => [
-    'query ($id: SearchValue!) { Patient(id: $id) { id name { family given use } } }',
-    { id: pick(ids.patients, i) },
-  ],
-  Q2: (_, i) => [
-    'query ($name: SearchValue) { PatientList(name: $name) { id name { family given } } }',
-    { name: ['smi', 'garc', 'chal', 'jones'][i % 4] },
-  ],
-  Q3: (_, i) => [
-    'query ($city: SearchValue, $gender: SearchValue) { PatientList(address_city: $city, gender: $gender) { id birthDate } }',
-    { city: ['Boston', 'Austin', 'Denver'][i % 3], gender: i % 2 ? 'male' : 'female' },
-  ],
-  Q4: (ids, i) => [
-    'query ($id: SearchValue!) { DiagnosticReport(id: $id) { id status result { resource { ... on Observation { id valueQuantity { value unit } } } } } }',
-    { id: pick(ids.reports, i) },
-  ],
-  Q5: (ids, i) => [
-    'query ($id: SearchValue!) { Patient(id: $id) { id DiagnosticReportList(_reference: subject) { id result { resource { ... on Observation { valueQuantity { value unit } } } } } EncounterList(_reference: patient) { id status } } }',
-    { id: pick(ids.patients, i) },
-  ],
-  Q6: (ids, i) => [
-    'query ($id: SearchValue!) { Patient(id: $id) { name(use: official) { family } extension(url: "http://example.org/fhir/StructureDefinition/preferred-pharmacy") { valueString } } }',
-    { id: pick(ids.patients, i) },
-  ],
-  Q7: (ids, i) => [
-    'query ($id: SearchValue!) { Patient(id: $id) { name(fhirpath: "use = \'nickname\'") { given } } }',
-    { id: pick(ids.patients, i) },
-  ],
-  Q8: () => [
-    '{ PatientList(_count: 100) { id name { family given } address { city state postalCode } } }',
-    {},
-  ],
-};
-
-interface Ids {
-  readonly patients: string[];
-  readonly reports: string[];
-}
 
 const floor = await startFloor();
 for (const engine of await availableEngines()) {
@@ -127,8 +87,4 @@ async function graphql(
   const body = await response.json();
   if (response.status !== 200 || body.errors)
     throw new Error(`query failed: ${JSON.stringify(body).slice(0, 300)}`);
-}
-
-function pick(list: readonly string[], i: number): string {
-  return list[(i * 7919) % list.length];
 }
