@@ -11,7 +11,8 @@ import { fhirError } from '../http/fhir-error.js';
 import { parseResource } from '../validation/validate-resource.js';
 import type { Database, Queryable } from './database.js';
 import { StatisticsKeeper } from './statistics.js';
-import { resourceKey, writeAll, type PreparedWrite } from './write-versions.js';
+import { resourceKey, resourceKeysCondition } from './resource-keys.js';
+import { writeAll, type PreparedWrite } from './write-versions.js';
 
 /** About how many rows (resource, history, search index) one resource version writes. */
 const ROWS_PER_RESOURCE = 12;
@@ -95,10 +96,11 @@ export class ResourceStore {
     keys: readonly { resourceType: string; id: string }[],
   ): Promise<Map<string, FhirResource>> {
     if (keys.length === 0) return new Map();
+    const values: unknown[] = [projectId];
     const { rows } = await this.db.query<{ content: FhirResource }>(
-      `SELECT r.content FROM resource r JOIN jsonb_to_recordset($2::jsonb) AS k(t text, i text) ON r.resource_type = k.t AND r.id = k.i
-        WHERE r.project_id = $1 AND r.deleted = false`,
-      [projectId, JSON.stringify(keys.map((k) => ({ t: k.resourceType, i: k.id })))],
+      `SELECT r.content FROM resource r
+        WHERE r.project_id = $1 AND ${resourceKeysCondition('r', keys, values)} AND r.deleted = false`,
+      values,
     );
     return new Map(
       rows.map((row) => [resourceKey(row.content.resourceType, row.content.id!), row.content]),

@@ -4,6 +4,7 @@
  */
 import type { SearchIndexRows } from '../search/search-index.js';
 import type { Queryable } from './database.js';
+import { resourceKeysCondition } from './resource-keys.js';
 
 export interface IndexEntry {
   readonly resourceType: string;
@@ -54,13 +55,13 @@ export async function replaceSearchIndex(
   projectId: string,
   entries: readonly IndexEntry[],
 ): Promise<void> {
-  const replaced = entries.filter((e) => e.replacing).map((e) => ({ t: e.resourceType, i: e.id }));
+  const replaced = entries.filter((e) => e.replacing);
   for (const [kind, { table }] of Object.entries(TABLES)) {
     if (replaced.length > 0) {
+      const values: unknown[] = [projectId];
       await tx.query(
-        `DELETE FROM ${table} s USING jsonb_to_recordset($2::jsonb) AS k(t text, i text)
-          WHERE s.project_id = $1 AND s.resource_type = k.t AND s.id = k.i`,
-        [projectId, JSON.stringify(replaced)],
+        `DELETE FROM ${table} s WHERE s.project_id = $1 AND ${resourceKeysCondition('s', replaced, values)}`,
+        values,
       );
     }
     await insertRows(tx, projectId, kind as keyof SearchIndexRows, entries);

@@ -9,6 +9,7 @@ import type { FhirResource } from '../graphql/graphql-context.js';
 import { fhirError } from '../http/fhir-error.js';
 import { extractSearchIndex } from '../search/extract-search-index.js';
 import type { Queryable } from './database.js';
+import { resourceKey, resourceKeysCondition } from './resource-keys.js';
 import type { WriteOperation, WriteResult, WriteRule } from './resource-store.js';
 import { replaceSearchIndex } from './search-index-writer.js';
 
@@ -151,13 +152,12 @@ async function lockCurrent(
   writes: readonly PreparedWrite[],
 ): Promise<Map<string, CurrentRow>> {
   if (writes.length === 0) return new Map();
-  const keys = JSON.stringify(writes.map((w) => ({ t: w.resourceType, i: w.id })));
+  const values: unknown[] = [projectId];
   const { rows } = await tx.query<CurrentRow>(
-    `SELECT r.resource_type, r.id, r.version_id, r.deleted
-       FROM resource r JOIN jsonb_to_recordset($2::jsonb) AS k(t text, i text) ON r.resource_type = k.t AND r.id = k.i
-      WHERE r.project_id = $1
+    `SELECT r.resource_type, r.id, r.version_id, r.deleted FROM resource r
+      WHERE r.project_id = $1 AND ${resourceKeysCondition('r', writes, values)}
       FOR UPDATE OF r`,
-    [projectId, keys],
+    values,
   );
   return new Map(rows.map((row) => [resourceKey(row.resource_type, row.id), row]));
 }
@@ -208,8 +208,4 @@ async function storeVersions(tx: Queryable, rows: readonly VersionRow[]): Promis
       'Another request wrote the same resource at the same time; retry',
     );
   }
-}
-
-export function resourceKey(resourceType: string, id: string): string {
-  return `${resourceType}/${id}`;
 }
