@@ -64,7 +64,7 @@ export interface BundleEntry {
 }
 
 /** Seeded PRNG (mulberry32), so every run loads the same data. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   return () => {
     seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
