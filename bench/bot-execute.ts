@@ -1,19 +1,36 @@
 /**
- * npm run bench:bots — `$execute` over HTTP on PGlite: an echo bot for each content type, an HL7
+ * npm run bench:bots — `$execute` over HTTP on PGlite and PostgreSQL, the load sent from a separate
+ * process (bench/load-client.ts): an echo bot for each content type, an HL7
  * bot answering buildAck(), and a bot reading one Patient through `fhir`; p50, p99 and executions
  * per second at concurrency 1 and 16, the first execution after the bot is saved (cold), and a
  * trivial Koa handler on the same machine (the floor).
  */
 import { readFileSync } from 'node:fs';
+import { availableEngines } from '../test/support/test-databases.js';
 import { startTestServer, type TestServer } from '../test/support/test-server.js';
-import { measure, startFloor } from './measure.js';
+import { LoadClient } from './load-client.js';
+import { startFloor } from './measure.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const HL7 = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8');
 
-const server = await startTestServer('pglite');
+const load = new LoadClient();
 const floor = await startFloor();
-try {
+for (const engine of await availableEngines()) {
+  const server = await startTestServer(engine);
+  try {
+    await run(engine, server);
+  } finally {
+    await server.stop();
+  }
+}
+console.log(
+  'Medplum, same kind of machine: JSON echo 14.9 ms (119/s at concurrency 16), HL7 ACK 14.7 ms (137 ms cold), in a vm context that is not a sandbox.',
+);
+floor.close();
+load.close();
+
+async function run(engine: string, server: TestServer): Promise<void> {
   const patient = await (
     await server.fhir('/Patient', {
       method: 'POST',
@@ -51,31 +68,47 @@ try {
     ],
   ];
   for (const concurrency of [1, 16]) {
-    const base = await measure(REQUESTS, concurrency, () =>
-      fetch(floor.url).then((r) => r.arrayBuffer()),
-    );
+    const base = await load.measure({
+      url: floor.url,
+      requests: [{ method: 'GET', path: '/' }],
+      count: REQUESTS,
+      concurrency,
+    });
     console.log(
-      `c=${concurrency} floor (trivial Koa)              p50 ${base.p50.toFixed(2)} ms  p99 ${base.p99.toFixed(2)} ms  ${base.rps.toFixed(0)} req/s`,
+      `${engine} c=${concurrency} floor (trivial Koa)              p50 ${base.p50.toFixed(2)} ms  p99 ${base.p99.toFixed(2)} ms  ${base.rps.toFixed(0)} req/s`,
     );
     for (const [name, code, contentType, body] of cases) {
       const id = await createBot(server, code);
       const coldStart = performance.now();
-      await execute(server, id, contentType, body);
-      const cold = performance.now() - coldStart;
-      const result = await measure(REQUESTS, concurrency, () =>
-        execute(server, id, contentType, body),
-      );
+      const cold = await server.fhir(`/Bot/${id}/$execute`, {
+        method: 'POST',
+        body,
+        headers: { 'Content-Type': contentType },
+      });
+      if (cold.status !== 200) throw new Error(`execute failed: ${cold.status}`);
+      await cold.arrayBuffer();
+      const coldMs = performance.now() - coldStart;
+      const result = await load.measure({
+        url: server.url,
+        requests: [
+          {
+            method: 'POST',
+            path: `/fhir/R4/Bot/${id}/$execute`,
+            headers: {
+              'Content-Type': contentType,
+              Authorization: `Bearer ${server.project.token}`,
+            },
+            body,
+          },
+        ],
+        count: REQUESTS,
+        concurrency,
+      });
       console.log(
-        `c=${concurrency} ${name.padEnd(32)} p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  ${result.rps.toFixed(0)} exec/s  cold ${cold.toFixed(1)} ms  (${(result.p50 / base.p50).toFixed(1)}× the floor)`,
+        `${engine} c=${concurrency} ${name.padEnd(32)} p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  ${result.rps.toFixed(0)} exec/s  cold ${coldMs.toFixed(1)} ms  (${(result.p50 / base.p50).toFixed(1)}× the floor)`,
       );
     }
   }
-  console.log(
-    'Medplum, same kind of machine: JSON echo 14.9 ms (119/s at concurrency 16), HL7 ACK 14.7 ms (137 ms cold), in a vm context that is not a sandbox.',
-  );
-} finally {
-  floor.close();
-  await server.stop();
 }
 
 async function createBot(server: TestServer, code: string): Promise<string> {
@@ -84,19 +117,4 @@ async function createBot(server: TestServer, code: string): Promise<string> {
     body: { resourceType: 'Bot', code },
   });
   return (await response.json()).id;
-}
-
-async function execute(
-  server: TestServer,
-  id: string,
-  contentType: string,
-  body: string,
-): Promise<void> {
-  const response = await server.fhir(`/Bot/${id}/$execute`, {
-    method: 'POST',
-    body,
-    headers: { 'Content-Type': contentType },
-  });
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`execute failed: ${response.status}`);
 }

@@ -1,13 +1,15 @@
 /**
  * npm run bench:graphql — the synthetic data set (1,000 patients) loaded over REST, then GraphQL
  * queries Q1–Q8 over HTTP at concurrency 1 and 16, on PGlite and on PostgreSQL, beside a trivial
- * Koa handler on the same machine (the floor). Prints p50, p99 and requests per second.
+ * Koa handler on the same machine (the floor). The load comes from a separate process
+ * (bench/load-client.ts). Prints p50, p99 and requests per second.
  */
 import { availableEngines } from '../test/support/test-databases.js';
 import { startTestServer, type TestServer } from '../test/support/test-server.js';
 import { openBenchDatabase } from './bench-database.js';
 import { QUERIES, type Ids } from './graphql-query-set.js';
-import { measure, startFloor } from './measure.js';
+import { LoadClient, type LoadRequest } from './load-client.js';
+import { startFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -24,7 +26,11 @@ const MEDPLUM_P50: Record<string, number> = {
   Q8: 15.2,
 };
 
+/** Requests per query, each with other variables, sent in turn. */
+const VARIANTS = 200;
+
 const floor = await startFloor();
+const client = new LoadClient();
 for (const engine of await availableEngines()) {
   const server = await startTestServer(
     engine,
@@ -34,17 +40,24 @@ for (const engine of await availableEngines()) {
   try {
     const ids = await load(server);
     for (const concurrency of [1, 16]) {
-      const base = await measure(REQUESTS, concurrency, () =>
-        fetch(floor.url).then((r) => r.arrayBuffer()),
-      );
+      const base = await client.measure({
+        url: floor.url,
+        requests: [{ method: 'GET', path: '/' }],
+        count: REQUESTS,
+        concurrency,
+      });
       console.log(
         `${engine} c=${concurrency} floor (trivial Koa)  p50 ${base.p50.toFixed(2)} ms  p99 ${base.p99.toFixed(2)} ms  ${base.rps.toFixed(0)} req/s`,
       );
       for (const [name, query] of Object.entries(QUERIES)) {
-        let i = 0;
-        const result = await measure(REQUESTS, concurrency, () =>
-          graphql(server, ...query(ids, i++)),
-        );
+        const result = await client.measure({
+          url: server.url,
+          requests: Array.from({ length: VARIANTS }, (_, i) =>
+            graphqlRequest(server, ...query(ids, i)),
+          ),
+          count: REQUESTS,
+          concurrency,
+        });
         const vsMedplum =
           concurrency === 1
             ? `  ${(MEDPLUM_P50[name] / result.p50).toFixed(1)}× faster than Medplum's ${MEDPLUM_P50[name]} ms`
@@ -59,6 +72,7 @@ for (const engine of await availableEngines()) {
   }
 }
 floor.close();
+client.close();
 console.log("Medplum's Q1 at concurrency 16: 320 requests/s.");
 
 async function load(server: TestServer): Promise<Ids> {
@@ -74,17 +88,19 @@ async function load(server: TestServer): Promise<Ids> {
   return { patients: await ids('Patient'), reports: await ids('DiagnosticReport') };
 }
 
-async function graphql(
+function graphqlRequest(
   server: TestServer,
   query: string,
   variables: Record<string, unknown>,
-): Promise<void> {
-  const response = await server.fhir('/$graphql', {
+): LoadRequest {
+  return {
     method: 'POST',
+    path: '/fhir/R4/$graphql',
+    headers: {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${server.project.token}`,
+    },
     body: JSON.stringify({ query, variables }),
-    headers: { 'Content-Type': 'application/json' },
-  });
-  const body = await response.json();
-  if (response.status !== 200 || body.errors)
-    throw new Error(`query failed: ${JSON.stringify(body).slice(0, 300)}`);
+    refuse: '"errors"',
+  };
 }
