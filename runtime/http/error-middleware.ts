@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { DatabaseUnavailableError } from '../store/database.js';
 import { WriteOperationError } from '../store/resource-store.js';
 import { ResourceValidationError } from '../validation/validation-issue.js';
 import { SearchValueError } from '../search/search-value.js';
@@ -53,7 +54,7 @@ export function toFhirError(thrown: unknown): FhirError {
   if (thrown instanceof SearchValueError)
     return fhirError(400, 'invalid', thrown.message, thrown.argument);
   const code = (thrown as { code?: string }).code;
-  if (code && UNAVAILABLE_CODES.has(code)) {
+  if (thrown instanceof DatabaseUnavailableError || (code && UNAVAILABLE_CODES.has(code))) {
     return fhirError(503, 'transient', 'The database is not available; try again shortly');
   }
   const status = (thrown as { status?: number; expose?: boolean }).status;

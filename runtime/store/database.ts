@@ -53,6 +53,41 @@ function wrapPGlite(db: PGlite): Database {
   };
 }
 
+/**
+ * The database could not be reached, or dropped the connection: nothing is wrong with the
+ * request, and the same request may succeed later (HTTP 503).
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`The database is not available: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+    });
+  }
+}
+
+/** SQLSTATEs of a server that is going away or not there yet: class 08, 57P01–57P03, 53300. */
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
+/** pg's own errors for a connection that is gone or never came (they carry no code). */
+const CONNECTION_LOST =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed|Cannot use a pool after calling end)/;
+
+/** `error` as a DatabaseUnavailableError when it says the server is out of reach; else as is. */
+function unavailableOr(error: unknown): unknown {
+  if (error instanceof DatabaseUnavailableError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const outOfReach =
+    error instanceof pg.DatabaseError
+      ? typeof code === 'string' && UNAVAILABLE_STATES.test(code)
+      : // Socket errors (ECONNREFUSED, ECONNRESET, ENOTFOUND, …) and pg's connection errors.
+        (typeof code === 'string' && /^E[A-Z_]+$/.test(code) && 'syscall' in (error as object)) ||
+        CONNECTION_LOST.test((error as Error)?.message ?? '');
+  return outOfReach ? new DatabaseUnavailableError(error) : error;
+}
+
+function reachable<T>(work: Promise<T>): Promise<T> {
+  return work.catch((error: unknown) => Promise.reject(unavailableOr(error)));
+}
+
 function openPostgres(url: string): Database {
   const pool = new pg.Pool({
     connectionString: url,
@@ -63,28 +98,37 @@ function openPostgres(url: string): Database {
   return {
     engine: 'postgres',
     query: async <R>(text: string, values?: readonly unknown[]) => ({
-      rows: (await pool.query(text, values as unknown[])).rows as R[],
+      rows: (await reachable(pool.query(text, values as unknown[]))).rows as R[],
     }),
     transaction: async (work) => {
-      const client = await pool.connect();
+      const client = await reachable(pool.connect());
+      // A checked-out client has no listener of the pool's: without this one, a connection lost
+      // between two statements of the transaction is an unhandled 'error' event, and the process
+      // exits. The statement waiting on it fails anyway; `lost` tells the pool to discard it.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onError);
       try {
-        await client.query('BEGIN');
+        await reachable(client.query('BEGIN'));
         const result = await work({
           query: async <R>(text: string, values?: readonly unknown[]) => ({
-            rows: (await client.query(text, values as unknown[])).rows as R[],
+            rows: (await reachable(client.query(text, values as unknown[]))).rows as R[],
           }),
         });
-        await client.query('COMMIT');
+        await reachable(client.query('COMMIT'));
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
-        throw error;
+        throw unavailableOr(error);
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(lost);
       }
     },
     exec: async (sql) => {
-      await pool.query(sql);
+      await reachable(pool.query(sql));
     },
     close: () => pool.end(),
   };
