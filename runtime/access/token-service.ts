@@ -13,7 +13,7 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
-import type { Database } from '../store/database.js';
+import { DatabaseUnavailableError, type Database } from '../store/database.js';
 import { Scopes } from './scopes.js';
 
 const ALGORITHM = 'ES256';
@@ -121,6 +121,9 @@ export class TokenService {
       });
       return payload;
     } catch (error) {
+      // An unknown kid sends us to the store for keys: if it cannot answer, nobody can tell
+      // whether the token is valid (503), not that it is invalid (401).
+      if (error instanceof DatabaseUnavailableError) throw error;
       const code = (error as { code?: string }).code;
       throw new InvalidTokenError(
         code === 'ERR_JWT_EXPIRED'
