@@ -91,7 +91,12 @@ export function graphqlRoutes({
         operationName: request.operationName,
       });
       const errors = result.errors?.map(formatError);
-      const status = errors && result.data === undefined ? 400 : 200;
+      // A field that failed because the store is out of reach fails the request: 503, retry later.
+      const status = result.errors?.some((e) => statusOf(e) === 503)
+        ? 503
+        : errors && result.data === undefined
+          ? 400
+          : 200;
       return { status, body: { ...(errors ? { errors } : {}), data: result.data ?? null } };
     };
     if (isIntrospectionOnly(document, request.operationName)) {
@@ -191,13 +196,23 @@ function isMutation(document: DocumentNode, operationName: string | undefined): 
   );
 }
 
-/** A GraphQL error as the contract shapes it: with an OperationOutcome in `extensions.resource`. */
-function formatError(error: GraphQLError): NonNullable<FormattedExecutionResult['errors']>[number] {
-  const internal =
+/** An error thrown while executing, with its HTTP status and OperationOutcome in `extensions`. */
+function knownError(error: GraphQLError): { known: GraphQLError; internal: boolean } {
+  const internal = Boolean(
     error.originalError &&
     !(error.originalError instanceof GraphQLError) &&
-    !('status' in (error.extensions ?? {}));
-  const known = internal ? graphqlError(error.originalError) : error;
+    !('status' in (error.extensions ?? {})),
+  );
+  return { known: internal ? graphqlError(error.originalError) : error, internal };
+}
+
+function statusOf(error: GraphQLError): unknown {
+  return knownError(error).known.extensions.status;
+}
+
+/** A GraphQL error as the contract shapes it: with an OperationOutcome in `extensions.resource`. */
+function formatError(error: GraphQLError): NonNullable<FormattedExecutionResult['errors']>[number] {
+  const { known, internal } = knownError(error);
   const message =
     internal && (known.extensions.status as number) >= 500 ? 'Internal error' : known.message;
   const resource: OperationOutcome = (known.extensions.resource as
