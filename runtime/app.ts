@@ -82,7 +82,7 @@ export function createApp({
     defaultPageSize: config.defaultPageSize,
   };
   for (const router of [
-    healthRoutes(),
+    healthRoutes(store.db),
     metricsRoutes(metrics),
     tokenRoutes(clients, tokens),
     adminRoutes(clients),

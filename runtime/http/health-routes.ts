@@ -1,9 +1,14 @@
 import Router from '@koa/router';
+import type { Queryable } from '../store/database.js';
 
-/** `GET /healthz`: 200 once the server is ready; it is mounted only after start-up finished. */
-export function healthRoutes(): Router {
+/**
+ * `GET /healthz`: 200 when the server is ready — it is mounted only after start-up finished —
+ * and its database answers; while the database is out of reach, 503 (error-middleware.ts).
+ */
+export function healthRoutes(db: Queryable): Router {
   const router = new Router();
-  router.get('/healthz', (ctx) => {
+  router.get('/healthz', async (ctx) => {
+    await db.query('SELECT 1');
     ctx.body = { status: 'ok' };
   });
   return router;
