@@ -9,6 +9,7 @@ import { AuditLog } from './bots/audit-log.js';
 import { SandboxPool } from './bots/sandbox-pool.js';
 import type { Config } from './config.js';
 import { buildExecutableSchema } from './graphql/build-executable-schema.js';
+import { answerClientError } from './http/client-error.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import type { Metrics } from './observability/metrics.js';
 import { closeGracefully } from './observability/shutdown.js';
@@ -75,6 +76,7 @@ export async function startServer(
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
   }).listen(config.port, config.host);
+  server.on('clientError', answerClientError);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

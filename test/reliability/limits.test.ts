@@ -6,10 +6,10 @@
  * one), or in the named tests of another file (checked to exist, so the pointer cannot go stale).
  *
  * Engines: page sizes and resource ids go through the store and run on every engine. The others
- * are enforced before the database is reached — by the body parser, the GraphQL limits on the
- * parsed query, the sandbox and the admin routes' checks — so they run once, on PGlite; there the
- * database only records what a request did, which `storedVersions` reads the same way on both
- * engines.
+ * are enforced before the database is reached — by the body parser, Node's HTTP parser, the
+ * GraphQL limits on the parsed query, the sandbox and the admin routes' checks — so they run
+ * once, on PGlite; there the database only records what a request did, which `storedVersions`
+ * reads the same way on both engines.
  *
  * Not listed, because no client can move them or they are no limit on a request: the QuickJS
  * stack (256 KiB; past it a bot gets "stack overflow", test/runtime/sandbox.test.ts), the bot
@@ -17,6 +17,7 @@
  * size), GRAPHIR_TOKEN_LIFETIME_SECONDS. There is no limit on requests per client.
  */
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CONSOLE_CAP_CHARS,
@@ -51,6 +52,13 @@ const LIMITS: readonly Limit[] = [
     setting: 'none of its own: the body size bounds it',
     default: '-',
     past: '413 too-costly',
+    testedIn: 'here',
+  },
+  {
+    limit: 'request line and headers',
+    setting: "Node's --max-http-header-size (URL, header names and values)",
+    default: '16 KiB',
+    past: '431 too-costly',
     testedIn: 'here',
   },
   {
@@ -361,6 +369,26 @@ describe('limits enforced before the store', () => {
     });
   });
 
+  describe(limit('request line and headers'), () => {
+    // Node counts the URL, the header names and the header values (not the spaces, colons and
+    // line ends) and refuses the request when they reach 16 KiB.
+    const MAX = 16 * 1024 - 1;
+    it.each([
+      ['at it', MAX, 200],
+      ['past it', MAX + 1, 431],
+    ])('%s', async (_name, counted, status) => {
+      const { status: got, type, body } = await rawRequest(server.url, '/healthz', counted);
+      expect(got).toBe(status);
+      if (status === 431) {
+        expect(type).toMatch(/^application\/fhir\+json/);
+        expect(JSON.parse(body)).toMatchObject({
+          resourceType: 'OperationOutcome',
+          issue: [{ severity: 'error', code: 'too-costly' }],
+        });
+      }
+    });
+  });
+
   // The server's default bot time is 1 s and its maximum 2 s. The bot waits as long as it is asked.
   const BUSY =
     'export async function handler(fhir, event) { const end = Date.now() + Number(event.input); while (Date.now() < end) {} return "done"; }';
@@ -596,4 +624,37 @@ async function expectRefused(response: Response, status: number, code: string): 
 
 function detail(audit: Record<string, any>, type: string): string | undefined {
   return audit.entity[0].detail.find((d: { type: string }) => d.type === type)?.valueString;
+}
+
+/**
+ * A GET over a bare socket, padded with one header so that its URL, header names and values
+ * come to `counted` bytes: the measure of Node's header size limit.
+ */
+function rawRequest(
+  url: string,
+  path: string,
+  counted: number,
+): Promise<{ status: number; type: string; body: string }> {
+  const { hostname, port } = new URL(url);
+  const fixed = [
+    ['Host', hostname],
+    ['Connection', 'close'],
+  ];
+  const used = path.length + fixed.reduce((n, [k, v]) => n + k.length + v.length, 0) + 5;
+  const headers = [...fixed, ['X-Pad', 'p'.repeat(counted - used)]];
+  const request = `GET ${path} HTTP/1.1\r\n${headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    let response = '';
+    socket.on('data', (chunk) => (response += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head, body = ''] = response.split('\r\n\r\n');
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]),
+        type: /^content-type: (.*)$/im.exec(head)?.[1] ?? '',
+        body,
+      });
+    });
+  });
 }
