@@ -1,0 +1,90 @@
+/**
+ * Graphir as a real child process (`node --import tsx runtime/main.ts`), for tests that kill it,
+ * restart it or take its database away: its URL comes from the line it prints when listening,
+ * and everything it writes on stdout is kept (LOG_LEVEL=error: internal errors as JSON lines).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+export const ROOT = { id: 'reliability-root', secret: 'reliability-root-secret' };
+
+export interface ServerProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything the process wrote to stdout so far. */
+  output(): string;
+  /** Resolves with the exit code or signal once the process has exited. */
+  readonly exited: Promise<number | NodeJS.Signals>;
+  kill(signal: NodeJS.Signals): Promise<number | NodeJS.Signals>;
+}
+
+export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+      GRAPHIR_ROOT_CLIENT_ID: ROOT.id,
+      GRAPHIR_ROOT_CLIENT_SECRET: ROOT.secret,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit').then(([code, signal]) => (signal ?? code) as number);
+  let output = '';
+  // Read stdout to its end, so the child never blocks on a full pipe.
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      output += String(chunk);
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]);
+    });
+    void exited.then((how) =>
+      reject(new Error(`the server exited (${how}) before listening: ${output}`)),
+    );
+  });
+  return {
+    url: await url,
+    child,
+    output: () => output,
+    exited,
+    kill: (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function token(url: string, clientId: string, clientSecret: string): Promise<string> {
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: clientSecret,
+  });
+  const response = await fetch(`${url}/oauth2/token`, { method: 'POST', body: form });
+  const json = (await response.json()) as { access_token?: string };
+  if (!json.access_token) throw new Error(`token refused: ${JSON.stringify(json)}`);
+  return json.access_token;
+}
+
+/** A new project through the root client; its full-access client's id, secret and token. */
+export async function createProject(
+  url: string,
+  name: string,
+): Promise<{ clientId: string; clientSecret: string; token: string }> {
+  const response = await fetch(`${url}/admin/projects`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${await token(url, ROOT.id, ROOT.secret)}`,
+    },
+    body: JSON.stringify({ name }),
+  });
+  if (response.status !== 201) throw new Error(`project refused: ${await response.text()}`);
+  const { clientId, clientSecret } = (await response.json()) as {
+    clientId: string;
+    clientSecret: string;
+  };
+  return { clientId, clientSecret, token: await token(url, clientId, clientSecret) };
+}
