@@ -64,6 +64,9 @@ const NAME_SHIM = 'var __name = (target) => target;';
 /** Parses the input text into an Hl7Message inside the sandbox before the handler sees it. */
 const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.input && typeof event.input.__hl7 === 'string' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event);`;
 
+/** One array, always the same: sandbox workers prepare isolates ahead for it. */
+const PRELUDES: readonly string[] = [NAME_SHIM, LAZY_HL7, HL7_EVENT];
+
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}
 
@@ -81,7 +84,7 @@ export class BotRunner {
     const result = await pool.run({
       code: String(bot.code ?? ''),
       event,
-      preludes: [NAME_SHIM, LAZY_HL7, HL7_EVENT],
+      preludes: PRELUDES,
       timeoutMs: timeoutOf(bot, botLimits) * 1000,
       memoryBytes: botLimits.memoryBytes,
       host: createBotHost({ store, schema, limits: searchLimits, projectId }),

@@ -47,6 +47,8 @@ const RESOURCE_LIMITS = {
   stackSizeMb: 16,
 };
 
+const NO_PRELUDES: readonly string[] = [];
+
 interface Job {
   readonly id: number;
   readonly request: SandboxRequest;
@@ -69,6 +71,8 @@ export class SandboxPool {
   private readonly terminating = new Set<Promise<unknown>>();
   private lastId = 0;
   private closed = false;
+  private readonly preludesKeys = new WeakMap<readonly string[], number>();
+  private lastPreludesKey = 0;
 
   constructor(options: { size?: number } = {}) {
     this.size = poolSize(options.size);
@@ -119,7 +123,7 @@ export class SandboxPool {
   }
 
   private start(slot: Slot, job: Job): void {
-    const { code, preludes = [], timeoutMs, memoryBytes } = job.request;
+    const { code, preludes = NO_PRELUDES, timeoutMs, memoryBytes } = job.request;
     slot.job = job;
     job.started = performance.now();
     job.timer = setTimeout(() => this.kill(slot), timeoutMs + SANDBOX_GRACE_MS);
@@ -131,10 +135,17 @@ export class SandboxPool {
       code,
       eventJson,
       preludes,
+      preludesKey: this.preludesKeyOf(preludes),
       timeoutMs,
       memoryBytes,
     };
     slot.worker.postMessage(message);
+  }
+
+  private preludesKeyOf(preludes: readonly string[]): number {
+    let key = this.preludesKeys.get(preludes);
+    if (key === undefined) this.preludesKeys.set(preludes, (key = ++this.lastPreludesKey));
+    return key;
   }
 
   private receive(slot: Slot, message: FromWorker): void {

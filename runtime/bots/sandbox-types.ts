@@ -17,7 +17,10 @@ export type SandboxHost = (method: string, args: unknown[]) => Promise<unknown>;
 export interface SandboxRequest {
   readonly code: string;
   readonly event: unknown;
-  /** Scripts evaluated before the bot's code, e.g. the source of a class that defines a global. */
+  /**
+   * Scripts evaluated before the bot's code, e.g. the source of a class that defines a global.
+   * Pass the same array each time: workers prepare isolates ahead for the array they last saw.
+   */
   readonly preludes?: readonly string[];
   readonly timeoutMs: number;
   readonly memoryBytes: number;
@@ -31,6 +34,8 @@ export interface RunMessage {
   readonly code: string;
   readonly eventJson: string;
   readonly preludes: readonly string[];
+  /** The same number for the same preludes: a worker's prepared isolate fits when it matches. */
+  readonly preludesKey: number;
   readonly timeoutMs: number;
   readonly memoryBytes: number;
 }

@@ -1,11 +1,12 @@
 /**
  * The worker thread of the sandbox pool: loads the QuickJS WebAssembly module once, then runs
- * one bot at a time, each in a fresh QuickJS runtime (see sandbox-isolate.ts). `fhir` calls are
- * posted to the main thread as JSON text and answered the same way.
+ * one bot at a time, each in a fresh QuickJS runtime (see sandbox-isolate.ts). Between runs it
+ * prepares the next runtime, with the preludes the last run had. `fhir` calls are posted to the
+ * main thread as JSON text and answered the same way.
  */
 import { parentPort } from 'node:worker_threads';
 import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
-import { runIsolate } from './sandbox-isolate.js';
+import { prepareIsolate, runIsolate, type PreparedIsolate } from './sandbox-isolate.js';
 import type { FromWorker, RunMessage, ToWorker } from './sandbox-types.js';
 
 if (!parentPort) throw new Error('sandbox-worker.ts runs as a worker thread of the sandbox pool');
@@ -15,6 +16,7 @@ const post = (message: FromWorker): void => port.postMessage(message);
 const quickjs = newQuickJSWASMModule(RELEASE_SYNC);
 const replies = new Map<number, (replyJson: string) => void>();
 let lastCallId = 0;
+let prepared: PreparedIsolate | undefined;
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'run') void run(message);
@@ -40,11 +42,24 @@ async function run(request: RunMessage): Promise<void> {
       post({ type: 'host-call', id: request.id, callId, method, argsJson });
     });
   try {
-    const { outcome, clean } = await runIsolate(await quickjs, request, callHost);
+    const isolate = prepared;
+    prepared = undefined;
+    const { outcome, clean } = await runIsolate(await quickjs, request, callHost, isolate);
     post({ type: 'result', id: request.id, outcome, retiring: !clean });
     // A QuickJS runtime that could not be freed may have left the module broken: start afresh.
     if (!clean) process.exit(1);
+    setImmediate(() => prepareNext(request));
   } finally {
     for (const callId of calls) replies.delete(callId);
+  }
+}
+
+/** Ready for the next run; a run that arrives first makes its own isolate. */
+async function prepareNext(last: RunMessage): Promise<void> {
+  if (prepared) return;
+  try {
+    prepared = prepareIsolate(await quickjs, last.preludes, last.preludesKey);
+  } catch {
+    // Preludes that fail do so again in the next run, which reports it.
   }
 }

@@ -203,6 +203,9 @@ describe('isolation', () => {
       const request = { code, event: {}, timeoutMs: 2000, memoryBytes: 16 * MB, host: noHost };
       expect(await single.run(request)).toMatchObject({ value: 'undefined undefined' });
       expect(await single.run(request)).toMatchObject({ value: 'undefined undefined' });
+      // Time for the worker to prepare its next isolate ahead: that one must be fresh too.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await single.run(request)).toMatchObject({ value: 'undefined undefined' });
     } finally {
       await single.close();
     }
