@@ -22,8 +22,15 @@ export interface NewClient {
 const ROOT_ID = 'root';
 /** Full access: what a project's first client and the root client are granted. */
 export const FULL_ACCESS = 'system/*.cruds';
-/** How long "this client still exists" is believed before the store is asked again. */
+/**
+ * How long "this client still exists" and a project's secrets are believed before the store is
+ * asked again. Changes made through this process take effect at once; through another, within this.
+ */
 const ACTIVE_SECONDS = 5;
+/** Projects whose secrets are kept at most; past it the cache starts afresh. */
+const SECRETS_CACHE_LIMIT = 10_000;
+
+export type ProjectSecrets = Readonly<Record<string, { name: string; valueString: string }>>;
 
 interface ClientRow {
   id: string;
@@ -35,6 +42,10 @@ interface ClientRow {
 
 export class ClientRegistry {
   private readonly active = new Map<string, number>();
+  private readonly projectSecrets = new Map<
+    string,
+    { until: number; secrets: Promise<ProjectSecrets> }
+  >();
   /** A real hash to compare against when the client does not exist, so timing tells nothing. */
   private readonly decoy: Promise<string> = hashSecret(newSecret());
 
@@ -118,17 +129,34 @@ export class ClientRegistry {
        RETURNING (xmax = 0) AS inserted`,
       [projectId, name, value],
     );
+    this.projectSecrets.delete(projectId);
     return rows[0].inserted ? 'created' : 'updated';
   }
 
   /** A project's secrets as bots see them: `{ name: { name, valueString } }`. */
-  async secrets(projectId: string): Promise<Record<string, { name: string; valueString: string }>> {
+  secrets(projectId: string): Promise<ProjectSecrets> {
+    const cached = this.projectSecrets.get(projectId);
+    if (cached && cached.until > Date.now()) return cached.secrets;
+    const secrets = this.loadSecrets(projectId);
+    if (this.projectSecrets.size >= SECRETS_CACHE_LIMIT) this.projectSecrets.clear();
+    const entry = { until: Date.now() + ACTIVE_SECONDS * 1000, secrets };
+    this.projectSecrets.set(projectId, entry);
+    // A failed read is not remembered.
+    secrets.catch(() => {
+      if (this.projectSecrets.get(projectId) === entry) this.projectSecrets.delete(projectId);
+    });
+    return secrets;
+  }
+
+  private async loadSecrets(projectId: string): Promise<ProjectSecrets> {
     const { rows } = await this.db.query<{ name: string; value: string }>(
       'SELECT name, value FROM project_secret WHERE project_id = $1 ORDER BY name',
       [projectId],
     );
-    return Object.fromEntries(
-      rows.map((row) => [row.name, { name: row.name, valueString: row.value }]),
+    return Object.freeze(
+      Object.fromEntries(
+        rows.map((row) => [row.name, Object.freeze({ name: row.name, valueString: row.value })]),
+      ),
     );
   }
 

@@ -180,6 +180,19 @@ describe('Bot/$execute', () => {
       secret: { name: 'API_KEY', valueString: 's3cret' },
     });
     expect((await server.fhir(`/Observation/${result.created}`)).status).toBe(200);
+
+    // Secrets are cached for a few seconds, but a change through this server shows at once.
+    await server.call(`/admin/projects/${server.project.projectId}/secrets/API_KEY`, {
+      method: 'PUT',
+      body: { value: 'rotated' },
+      token: server.project.token,
+    });
+    const secretBot = await createBot(
+      'export async function handler(fhir, event) { return event.secrets.API_KEY.valueString; }',
+    );
+    expect(await (await run(`/Bot/${secretBot}/$execute`, '', 'text/plain')).text()).toBe(
+      'rotated',
+    );
   });
 
   it('keeps one identifier per project (409) but lets each project have its own', async () => {
