@@ -27,15 +27,21 @@ export interface ServerMemory {
   readonly external?: number;
 }
 
+const GC_ON_SIGNAL = new URL('./gc-on-signal.mjs', import.meta.url).href;
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 
+/** `gc`: SIGUSR2 makes the process collect garbage (see gc-on-signal.mjs, and `collectGarbage`). */
 export async function spawnServer(
   mode: ServerMode,
   env: Record<string, string>,
   logFile: string,
+  options: { gc?: boolean } = {},
 ): Promise<ServerProcess> {
-  const args = mode === 'dist' ? ['dist/runtime/main.js'] : ['--import', 'tsx', 'runtime/main.ts'];
+  const args = [
+    ...(options.gc ? ['--expose-gc', '--import', GC_ON_SIGNAL] : []),
+    ...(mode === 'dist' ? ['dist/runtime/main.js'] : ['--import', 'tsx', 'runtime/main.ts']),
+  ];
   const log = openSync(logFile, 'a');
   const child = spawn(process.execPath, args, {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
@@ -73,6 +79,12 @@ async function stop(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
+}
+
+/** A full garbage collection in a process started with `gc`, then a moment for it to finish. */
+export async function collectGarbage(server: ServerProcess): Promise<void> {
+  process.kill(server.pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
 export async function serverMemory(server: ServerProcess): Promise<ServerMemory> {
