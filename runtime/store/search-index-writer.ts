@@ -1,9 +1,8 @@
 /**
- * Writes the search index of a set of resources: one DELETE per index table for the resources
- * that had an earlier version, one INSERT per table for all new values.
+ * The search index of a set of resources, as parts of one SQL statement: one DELETE per index
+ * table for the resources that had an earlier version, one INSERT per table for all new values.
  */
 import type { SearchIndexRows } from '../search/search-index.js';
-import type { Queryable } from './database.js';
 import { resourceKeysCondition } from './resource-keys.js';
 
 export interface IndexEntry {
@@ -15,13 +14,13 @@ export interface IndexEntry {
   readonly index?: SearchIndexRows;
 }
 
+interface TableColumns {
+  readonly table: string;
+  readonly columns: Readonly<Record<string, [string, string]>>;
+}
+
 /** Each index table's value columns, as the JSON rows carry them and as SQL types them. */
-const TABLES: Readonly<
-  Record<
-    keyof SearchIndexRows,
-    { table: string; columns: Readonly<Record<string, [string, string]>> }
-  >
-> = {
+const TABLES: Readonly<Record<keyof SearchIndexRows, TableColumns>> = {
   string: {
     table: 'search_string',
     columns: { value: ['value', 'text'], exact: ['exact', 'text'] },
@@ -50,30 +49,41 @@ const TABLES: Readonly<
   uri: { table: 'search_uri', columns: { value: ['value', 'text'] } },
 };
 
-export async function replaceSearchIndex(
-  tx: Queryable,
-  projectId: string,
+/**
+ * Data-modifying CTEs (`name AS (DELETE …)`, `name AS (INSERT …)`) that replace the search index
+ * of `entries`, for the caller to put in one statement with the version rows; their parameters
+ * are appended to `values`. In one statement every part sees the same snapshot, so each DELETE
+ * removes only the earlier rows, never the ones inserted beside it. `project` is the placeholder
+ * of the project id's parameter (e.g. `$2`).
+ */
+export function searchIndexWrites(
+  project: string,
   entries: readonly IndexEntry[],
-): Promise<void> {
+  values: unknown[],
+): string[] {
   const replaced = entries.filter((e) => e.replacing);
-  for (const [kind, { table }] of Object.entries(TABLES)) {
+  const ctes: string[] = [];
+  for (const [kind, { table }] of Object.entries(TABLES) as [
+    keyof SearchIndexRows,
+    TableColumns,
+  ][]) {
     if (replaced.length > 0) {
-      const values: unknown[] = [projectId];
-      await tx.query(
-        `DELETE FROM ${table} s WHERE s.project_id = $1 AND ${resourceKeysCondition('s', replaced, values)}`,
-        values,
+      ctes.push(
+        `delete_${kind} AS (DELETE FROM ${table} s WHERE s.project_id = ${project}::text AND ${resourceKeysCondition('s', replaced, values)})`,
       );
     }
-    await insertRows(tx, projectId, kind as keyof SearchIndexRows, entries);
+    const insert = insertRows(kind, entries, values, project);
+    if (insert) ctes.push(`insert_${kind} AS (${insert})`);
   }
+  return ctes;
 }
 
-async function insertRows(
-  tx: Queryable,
-  projectId: string,
+function insertRows(
   kind: keyof SearchIndexRows,
   entries: readonly IndexEntry[],
-): Promise<void> {
+  values: unknown[],
+  project: string,
+): string | undefined {
   const { table, columns } = TABLES[kind];
   const rows = entries.flatMap((entry) =>
     (entry.index?.[kind] ?? []).map((row) => {
@@ -87,7 +97,7 @@ async function insertRows(
       return values;
     }),
   );
-  if (rows.length === 0) return;
+  if (rows.length === 0) return undefined;
   const names = ['resource_type', 'id', 'code', ...Object.keys(columns)];
   const types = [
     'resource_type text',
@@ -95,9 +105,7 @@ async function insertRows(
     'code text',
     ...Object.entries(columns).map(([c, [, type]]) => `${c} ${type}`),
   ];
-  await tx.query(
-    `INSERT INTO ${table} (project_id, ${names.join(', ')})
-     SELECT $1, ${names.join(', ')} FROM jsonb_to_recordset($2::jsonb) AS x(${types.join(', ')})`,
-    [projectId, JSON.stringify(rows)],
-  );
+  values.push(JSON.stringify(rows));
+  return `INSERT INTO ${table} (project_id, ${names.join(', ')})
+     SELECT ${project}::text, ${names.join(', ')} FROM jsonb_to_recordset($${values.length}::jsonb) AS x(${types.join(', ')})`;
 }

@@ -11,7 +11,7 @@ import { extractSearchIndex } from '../search/extract-search-index.js';
 import type { Queryable } from './database.js';
 import { resourceKey, resourceKeysCondition } from './resource-keys.js';
 import type { WriteOperation, WriteResult, WriteRule } from './resource-store.js';
-import { replaceSearchIndex } from './search-index-writer.js';
+import { searchIndexWrites, type IndexEntry } from './search-index-writer.js';
 
 /** An operation whose resource has been validated and whose id is settled. */
 export interface PreparedWrite {
@@ -68,10 +68,10 @@ export async function writeAll(
       projectId,
       rows.filter((r) => r.content).map((r) => r.content!),
     );
-  await storeVersions(tx, rows);
-  await replaceSearchIndex(
+  await storeVersions(
     tx,
     projectId,
+    rows,
     rows.map((row) => ({
       resourceType: row.resource_type,
       id: row.id,
@@ -178,11 +178,19 @@ const VERSION_COLUMNS =
   'project_id text, resource_type text, id text, version_id bigint, last_updated timestamptz, deleted boolean, content jsonb, previous bigint';
 
 /**
- * Current rows and history rows, one statement each. A new resource that another transaction
- * created meanwhile (two PUTs to one new id) is refused with 409 rather than overwritten.
+ * Current rows, history rows and the search index, in one statement (one round trip to the
+ * database, and the version JSON parsed once for both tables). A new resource that another
+ * transaction created meanwhile (two PUTs to one new id) is refused with 409 rather than
+ * overwritten; the transaction then rolls back, index rows included.
  */
-async function storeVersions(tx: Queryable, rows: readonly VersionRow[]): Promise<void> {
-  // One statement: the JSON is parsed once for both tables.
+async function storeVersions(
+  tx: Queryable,
+  projectId: string,
+  rows: readonly VersionRow[],
+  index: readonly IndexEntry[],
+): Promise<void> {
+  const values: unknown[] = [JSON.stringify(rows), projectId];
+  const indexWrites = searchIndexWrites('$2', index, values);
   const { rows: stored } = await tx.query<{ stored: number; expected: number }>(
     `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})),
      current AS (
@@ -198,8 +206,9 @@ async function storeVersions(tx: Queryable, rows: readonly VersionRow[]): Promis
        INSERT INTO resource_history (project_id, resource_type, id, version_id, last_updated, deleted, content)
        SELECT project_id, resource_type, id, version_id, last_updated, deleted, content FROM x
      )
+     ${indexWrites.map((cte) => `, ${cte}`).join('\n     ')}
      SELECT (SELECT count(*) FROM current)::integer AS stored`,
-    [JSON.stringify(rows)],
+    values,
   );
   if (stored[0].stored !== rows.length) {
     throw fhirError(
