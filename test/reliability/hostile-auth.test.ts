@@ -1,0 +1,270 @@
+/**
+ * Hostile Authorization headers on a FHIR write: whatever the header holds — no scheme, `Bearer`
+ * alone, garbage, bytes above 0x7f, a JWT with `alg: none`, a tampered or expired one, a huge one,
+ * random JWTs, every small mutation of a real token — the answer is 401 with
+ * `WWW-Authenticate: Bearer` and an OperationOutcome, and nothing is stored. The real token, in
+ * each spelling of the scheme, is the one header that stores the resource (so the properties can
+ * fail both ways). Sent through node:http so that latin1 bytes reach the server as written.
+ */
+import fc from 'fast-check';
+import { SignJWT, importJWK, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedVersions } from '../support/stored-versions.js';
+import { availableEngines } from '../support/test-databases.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { expectOutcome, sendRaw, tryInputs, type Answer } from './hostile-harness.js';
+
+const PATIENT = JSON.stringify({ resourceType: 'Patient', name: [{ family: 'Hostile' }] });
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** What node:http lets a header value hold: tab, printable ASCII and latin1 bytes. */
+const headerChar = fc
+  .oneof(
+    fc.integer({ min: 0x20, max: 0x7e }),
+    fc.integer({ min: 0x80, max: 0xff }),
+    fc.constant(0x09),
+  )
+  .map((code) => String.fromCharCode(code));
+const headerText = fc.string({ unit: headerChar, maxLength: 300 });
+const base64urlText = (maxLength: number) =>
+  fc.string({ unit: fc.constantFrom(...BASE64URL), maxLength });
+type Mutation =
+  | { kind: 'flip' | 'insert'; at: number; to: string }
+  | { kind: 'delete' | 'truncate'; at: number }
+  | { kind: 'swap parts' | 'no signature' | 'none' };
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe.each(await availableEngines())('hostile Authorization headers on %s', (engine) => {
+  let server: TestServer;
+  let token: string;
+  let kid: string;
+  let serverKey: Awaited<ReturnType<typeof importJWK>>;
+  beforeAll(async () => {
+    server = await startTestServer(engine);
+    token = server.project.token;
+    const { rows } = await server.db.query<{ kid: string; private_jwk: JWK }>(
+      'SELECT kid, private_jwk FROM signing_key',
+    );
+    kid = rows[0].kid;
+    serverKey = await importJWK(rows[0].private_jwk, 'ES256');
+  });
+  afterAll(() => server?.stop());
+
+  /** POST a Patient with exactly this Authorization header (none for null). */
+  const write = (authorization: string | null): Promise<Answer> =>
+    sendRaw(server.url, '/fhir/R4/Patient', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/fhir+json',
+        ...(authorization === null ? {} : { Authorization: authorization }),
+      },
+      body: PATIENT,
+    });
+  const expectUnauthorized = async (answer: Answer, storedBefore: number) => {
+    expectOutcome(answer, [401]);
+    expect(answer.body.issue[0].code).toBe('login');
+    expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+    expect(await storedVersions(server)).toBe(storedBefore);
+  };
+  const expectStored = async (answer: Answer, storedBefore: number) => {
+    expect(answer.status, answer.text.slice(0, 300)).toBe(201);
+    expect(answer.body).toMatchObject({ resourceType: 'Patient', name: [{ family: 'Hostile' }] });
+    expect(await storedVersions(server)).toBe(storedBefore + 1);
+  };
+  const claims = () => ({
+    iss: 'graphir',
+    sub: server.project.clientId,
+    project: server.project.projectId,
+    scope: 'system/*.cruds',
+    admin: true,
+  });
+  const now = () => Math.floor(Date.now() / 1000);
+
+  const malformed: [string, () => string | null | Promise<string>][] = [
+    ['no header', () => null],
+    ['an empty header', () => ''],
+    ['no scheme, just the token', () => token],
+    ['Bearer with nothing', () => 'Bearer'],
+    ['Bearer and spaces', () => 'Bearer    '],
+    ['Bearer: with a colon', () => `Bearer: ${token}`],
+    ['garbage', () => 'Bearer !!not a token!!'],
+    ['three garbage parts', () => 'Bearer a.b.c'],
+    ['the token twice', () => `Bearer ${token} ${token}`],
+    ['Basic with the client credentials', () => `Basic ${Buffer.from('a:b').toString('base64')}`],
+    ['latin1 bytes', () => 'Bearer \u00e9\u00ff\u00a0x'],
+    [
+      'UTF-8 bytes of a non-ASCII token',
+      () => Buffer.from('Bearer 令牌🔑', 'utf8').toString('latin1'),
+    ],
+    ['a 12 KiB token (under the header limit)', () => `Bearer ${'A'.repeat(12 * 1024)}`],
+    ['alg none', () => `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims())}.`],
+    ['alg none with the real kid', () => `Bearer ${b64({ alg: 'none', kid })}.${b64(claims())}.`],
+    [
+      'a tampered signature',
+      () => {
+        const [header, payload, signature] = token.split('.');
+        const middle = signature.length >> 1;
+        const flipped = signature[middle] === 'A' ? 'B' : 'A';
+        return `Bearer ${header}.${payload}.${signature.slice(0, middle)}${flipped}${signature.slice(middle + 1)}`;
+      },
+    ],
+    [
+      'a payload changed after signing',
+      () => {
+        const [header, , signature] = token.split('.');
+        return `Bearer ${header}.${b64({ ...claims(), exp: now() + 3600 })}.${signature}`;
+      },
+    ],
+    [
+      'expired, signed with the real key',
+      async () =>
+        `Bearer ${await new SignJWT({ ...claims(), iat: now() - 7200, exp: now() - 60 })
+          .setProtectedHeader({ alg: 'ES256', kid })
+          .sign(serverKey)}`,
+    ],
+  ];
+
+  it.each(malformed)('%s → 401 with an OperationOutcome, nothing stored', async (_name, header) => {
+    const before = await storedVersions(server);
+    await expectUnauthorized(await write(await header()), before);
+  });
+
+  it('a header past the 16 KiB limit of the HTTP parser → 431 with an OperationOutcome', async () => {
+    const before = await storedVersions(server);
+    const answer = await write(`Bearer ${'A'.repeat(20 * 1024)}`);
+    expectOutcome(answer, [431]);
+    expect(await storedVersions(server)).toBe(before);
+  });
+
+  it('random header values: 401 unless it is the real token after a Bearer scheme', async () => {
+    const scheme = fc.constantFrom('Bearer', 'bearer', 'BEARER', 'bEaReR', 'Basic', 'Token', '');
+    const separator = fc.constantFrom(' ', '   ', '', ':', '=');
+    const credential = fc.oneof(
+      fc.constant(token),
+      headerText,
+      base64urlText(400).map((text) => `${text}.${text}.${text}`),
+    );
+    const header = fc.oneof(
+      headerText,
+      fc.tuple(scheme, separator, credential).map(([s, sep, c]) => ({ s, sep, c })),
+    );
+    const tally = await tryInputs(
+      `Authorization header values (${engine})`,
+      header,
+      async (value, tally) => {
+        const text = typeof value === 'string' ? value : value.s + value.sep + value.c;
+        const valid =
+          typeof value !== 'string' &&
+          value.s.toLowerCase() === 'bearer' &&
+          /^ +$/.test(value.sep) &&
+          value.c === token;
+        const before = await storedVersions(server);
+        const answer = await write(text);
+        if (valid) await expectStored(answer, before);
+        else await expectUnauthorized(answer, before);
+        tally.add(valid ? 'stored' : 'refused 401');
+      },
+      150,
+    );
+    expect(tally.count('refused 401')).toBeGreaterThan(0);
+  });
+
+  it('every small mutation of a real token is refused; the token itself is not', async () => {
+    // A signature's last base64url character carries padding bits: changing it may leave the
+    // decoded bytes as they were, so it is never the one flipped. Every other character counts.
+    const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+      fc.record({
+        kind: fc.constant('flip' as const),
+        at: fc.nat(),
+        to: fc.constantFrom(...BASE64URL),
+      }),
+      fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), to: headerChar }),
+      fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('swap parts' as const) }),
+      fc.record({ kind: fc.constant('no signature' as const) }),
+      fc.record({ kind: fc.constant('none' as const) }),
+    );
+    const mutate = (m: Mutation): string => {
+      const at = (n: number) => ('at' in m ? m.at % n : 0);
+      switch (m.kind) {
+        case 'flip': {
+          const i = at(token.length - 1);
+          const to = m.to === token[i] ? (m.to === 'A' ? 'B' : 'A') : m.to;
+          return token.slice(0, i) + to + token.slice(i + 1);
+        }
+        case 'delete': {
+          const i = at(token.length);
+          return token.slice(0, i) + token.slice(i + 1);
+        }
+        case 'insert': {
+          const i = at(token.length + 1);
+          return token.slice(0, i) + m.to + token.slice(i);
+        }
+        case 'truncate':
+          return token.slice(0, at(token.length));
+        case 'swap parts': {
+          const [header, payload, signature] = token.split('.');
+          return `${payload}.${header}.${signature}`;
+        }
+        case 'no signature':
+          return token.slice(0, token.lastIndexOf('.') + 1);
+        default:
+          return token;
+      }
+    };
+    const tally = await tryInputs(
+      `mutated real tokens (${engine})`,
+      mutation,
+      async (m, tally) => {
+        const mutated = mutate(m);
+        const before = await storedVersions(server);
+        const answer = await write(`Bearer ${mutated}`);
+        // Inserting a space or a tab at either end leaves the header's token as it was.
+        if (mutated.trim() === token) await expectStored(answer, before);
+        else await expectUnauthorized(answer, before);
+        tally.add(mutated.trim() === token ? 'stored' : 'refused 401');
+      },
+      150,
+    );
+    expect(tally.count('refused 401')).toBeGreaterThan(0);
+  });
+
+  it('random JWTs (any alg, kid and claims; random or no signature) are refused', async () => {
+    const jwtHeader = fc.record(
+      {
+        alg: fc.oneof(fc.constantFrom('none', 'ES256', 'HS256', 'RS256', 'None', ''), fc.string()),
+        kid: fc.oneof(fc.constant(kid), fc.string(), fc.integer(), fc.constant(null)),
+        typ: fc.constantFrom('JWT', 'jwt', ''),
+        crit: fc.array(fc.string(), { maxLength: 2 }),
+      },
+      { requiredKeys: [] },
+    );
+    const jwtPayload = fc.record(
+      {
+        iss: fc.constantFrom('graphir', 'someone-else', ''),
+        sub: fc.oneof(fc.constant('client'), fc.string(), fc.integer()),
+        project: fc.oneof(fc.string(), fc.constant(null)),
+        scope: fc.constantFrom('system/*.cruds', 'system/*.*', '', 'user/*.*'),
+        admin: fc.boolean(),
+        exp: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(4102444800)),
+      },
+      { requiredKeys: [] },
+    );
+    const signature = fc.oneof(fc.constant(''), base64urlText(120));
+    const jwt = fc
+      .tuple(jwtHeader, jwtPayload, signature)
+      .map(([header, payload, sig]) => `${b64(header)}.${b64(payload)}.${sig}`);
+    const tally = await tryInputs(
+      `random JWTs (${engine})`,
+      jwt,
+      async (value, tally) => {
+        const before = await storedVersions(server);
+        await expectUnauthorized(await write(`Bearer ${value}`), before);
+        tally.add('refused 401');
+      },
+      100,
+    );
+    expect(tally.count('refused 401')).toBeGreaterThan(0);
+  });
+});
