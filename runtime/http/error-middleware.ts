@@ -18,9 +18,16 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /**
+ * Text PostgreSQL cannot hold: U+0000 in a text value (22021) or a jsonb string (22P05). Only a
+ * client puts it there — in an id, a search value, a client id, a name — and no stored value can
+ * ever contain it, so it is the client's error wherever it turns up.
+ */
+const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
+
+/**
  * The one place where thrown errors become responses: FHIR errors with their status and
- * OperationOutcome, validation and search-value errors as 400, store outages as 503, and
- * everything else as 500 without its internal message.
+ * OperationOutcome, validation and search-value errors as 400, text the store cannot hold as 400,
+ * store outages as 503, and everything else as 500 without its internal message.
  */
 export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
@@ -56,6 +63,9 @@ export function toFhirError(thrown: unknown): FhirError {
   const code = (thrown as { code?: string }).code;
   if (thrown instanceof DatabaseUnavailableError || (code && UNAVAILABLE_CODES.has(code))) {
     return fhirError(503, 'transient', 'The database is not available; try again shortly');
+  }
+  if (code && UNSTORABLE_TEXT_CODES.has(code)) {
+    return fhirError(400, 'invalid', 'The request holds U+0000, which no value here can contain');
   }
   const status = (thrown as { status?: number; expose?: boolean }).status;
   if (status && status >= 400 && status < 500 && (thrown as { expose?: boolean }).expose) {
