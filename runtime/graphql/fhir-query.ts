@@ -5,11 +5,14 @@
  * @see http://hl7.org/fhir/R4/graphql.html
  */
 import {
+  BREAK,
   GraphQLError,
   OverlappingFieldsCanBeMergedRule,
+  defaultFieldResolver,
   execute,
   specifiedRules,
   validate,
+  visit,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -32,6 +35,10 @@ export interface PreparedQuery {
   readonly executable: DocumentNode;
   /** Validation errors; the query runs only when there are none. */
   readonly errors: readonly GraphQLError[];
+  /** Whether FHIR's shaping directives (@flatten, @slice…) reshape the result. */
+  readonly shaped: boolean;
+  /** Whether it selects `resource` anywhere, so may follow a `#id` reference (contained.ts). */
+  readonly resolvesReferences: boolean;
 }
 
 const RULES_BUT_OVERLAP = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRule);
@@ -44,26 +51,36 @@ const RULES_BUT_OVERLAP = specifiedRules.filter((r) => r !== OverlappingFieldsCa
  */
 export function prepareFhirQuery(schema: GraphQLSchema, document: DocumentNode): PreparedQuery {
   const executable = rewriteFhirDialect(schema, document);
+  const shape = {
+    shaped: hasFhirDirectives(document),
+    resolvesReferences: selectsField(document, 'resource'),
+  };
   if (countSelections(executable) > MAX_SELECTIONS) {
     const message =
       `Selecting resource fields on Reference.resource without fragments makes this query too ` +
       `large (over ${MAX_SELECTIONS} selections): ` +
       `write \`... on Patient { … }\` for the types you want`;
-    return { document, executable, errors: [new GraphQLError(message)] };
+    return { document, executable, errors: [new GraphQLError(message)], ...shape };
   }
   const errors = [
     ...validate(schema, executable, RULES_BUT_OVERLAP),
     ...validate(schema, document, [OverlappingFieldsCanBeMergedRule]),
   ];
-  return { document, executable, errors: distinct(errors) };
+  return { document, executable, errors: distinct(errors), ...shape };
 }
 
 export async function executeFhirQuery(
   query: PreparedQuery,
   args: Omit<ExecutionArgs, 'document' | 'fieldResolver'>,
 ): Promise<ExecutionResult> {
-  const result = await execute({ ...args, document: query.executable, fieldResolver });
-  if (!result.data || !hasFhirDirectives(query.document)) return result;
+  const trackContainers = query.resolvesReferences;
+  const result = await execute({
+    ...args,
+    contextValue: { ...(args.contextValue as object), trackContainers },
+    document: query.executable,
+    fieldResolver: trackContainers ? trackingFieldResolver : plainFieldResolver,
+  });
+  if (!result.data || !query.shaped) return result;
   try {
     const data = applyFhirDirectives(result.data, {
       document: query.document,
@@ -77,11 +94,39 @@ export async function executeFhirQuery(
   }
 }
 
-const fieldResolver: GraphQLFieldResolver<unknown, unknown> = (source, args, context, info) => {
+const trackingFieldResolver: GraphQLFieldResolver<unknown, unknown> = (
+  source,
+  args,
+  context,
+  info,
+) => {
   const slicePath = sliceKeyPath(info.fieldNodes[0]);
   if (slicePath !== undefined) return evaluateSliceKey(source, slicePath, info.parentType.name);
   return containerTrackingResolver(source, args, context, info);
 };
+
+const plainFieldResolver: GraphQLFieldResolver<unknown, unknown> = (
+  source,
+  args,
+  context,
+  info,
+) => {
+  const slicePath = sliceKeyPath(info.fieldNodes[0]);
+  if (slicePath !== undefined) return evaluateSliceKey(source, slicePath, info.parentType.name);
+  return defaultFieldResolver(source, args, context, info);
+};
+
+function selectsField(document: DocumentNode, name: string): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.name.value !== name) return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
 
 /** An error found in both the rewritten query and the original is reported once. */
 function distinct(errors: readonly GraphQLError[]): GraphQLError[] {

@@ -52,4 +52,9 @@ export interface FhirDataSource {
 
 export interface GraphQLContext {
   readonly data: FhirDataSource;
+  /**
+   * Whether resolvers remember which resource holds each object they return (contained.ts).
+   * Only `#id` references need it, so queries that resolve no reference skip the cost.
+   */
+  readonly trackContainers?: boolean;
 }

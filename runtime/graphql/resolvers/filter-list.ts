@@ -5,33 +5,55 @@
  * reference engine omits the element (conformance case extension-complex-out).
  * @see http://hl7.org/fhir/R4/graphql.html#list
  */
-import type { GraphQLFieldResolver } from 'graphql';
+import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import { compileFhirPath, fhirPathOf } from '../compile-fhirpath.js';
 import { rememberContainer } from '../contained.js';
+import type { GraphQLContext } from '../graphql-context.js';
 
 type Item = Record<string, unknown>;
 type FilterArgs = Record<string, string | string[] | number | undefined>;
 
-export const filterList: GraphQLFieldResolver<Item, unknown, FilterArgs> = async (
+export const filterList: GraphQLFieldResolver<Item, GraphQLContext, FilterArgs> = (
   parent,
   args,
-  _context,
+  context,
   info,
 ) => {
   const items = parent[info.fieldName];
   if (!Array.isArray(items)) return items;
   const { fhirpath: expression, _count: count, _offset: offset, ...byValue } = args;
-  let kept = (items as Item[]).filter((item) => matchesValues(item, byValue));
-  if (typeof expression === 'string') {
-    const base = fhirPathOf(info.parentType.name, info.fieldName);
-    const evaluate = await compileFhirPath(expression, base);
-    kept = kept.filter((item) => isTrue(evaluate(item)));
-  }
-  const start = typeof offset === 'number' ? Math.max(0, offset) : 0;
-  kept = kept.slice(start, typeof count === 'number' ? start + Math.max(0, count) : undefined);
-  rememberContainer(kept, parent, info.fieldName);
-  return kept.length > 0 ? kept : null;
+  const kept = (items as Item[]).filter((item) => matchesValues(item, byValue));
+  // Synchronous unless there is a FHIRPath to compile: a promise per list costs the executor.
+  if (typeof expression !== 'string') return page(kept, count, offset, parent, context, info);
+  const base = fhirPathOf(info.parentType.name, info.fieldName);
+  return compileFhirPath(expression, base).then((evaluate) =>
+    page(
+      kept.filter((item) => isTrue(evaluate(item))),
+      count,
+      offset,
+      parent,
+      context,
+      info,
+    ),
+  );
 };
+
+function page(
+  kept: Item[],
+  count: FilterArgs[string],
+  offset: FilterArgs[string],
+  parent: Item,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+): Item[] | null {
+  const start = typeof offset === 'number' ? Math.max(0, offset) : 0;
+  const paged = kept.slice(
+    start,
+    typeof count === 'number' ? start + Math.max(0, count) : undefined,
+  );
+  if (context.trackContainers !== false) rememberContainer(paged, parent, info.fieldName);
+  return paged.length > 0 ? paged : null;
+}
 
 /** Every given value must be among the child's values (a repeating child matches on any item). */
 function matchesValues(item: Item, byValue: FilterArgs): boolean {
