@@ -10,6 +10,8 @@ import { ScopeError, Scopes } from '../access/scopes.js';
 import type { ClientRegistry } from '../access/client-registry.js';
 import type { TokenService } from '../access/token-service.js';
 
+const FIELDS = ['grant_type', 'client_id', 'client_secret', 'scope'];
+
 export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Router {
   const router = new Router();
   router.post('/oauth2/token', async (ctx) => {
@@ -26,6 +28,11 @@ export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Rout
     const form = (ctx.request as { body?: Record<string, unknown> }).body ?? {};
     const field = (name: string) =>
       typeof form[name] === 'string' ? (form[name] as string) : undefined;
+    // RFC 6749 §3.1: a parameter may appear once. The form parser makes a repeated (or
+    // bracketed) one a list or an object; ignoring it would, for `scope`, grant more than asked.
+    const repeated = FIELDS.find((name) => form[name] !== undefined && field(name) === undefined);
+    if (repeated)
+      return oauthError(ctx, 400, 'invalid_request', `${repeated} must appear once, as text`);
     const grantType = field('grant_type');
     if (!grantType) return oauthError(ctx, 400, 'invalid_request', 'grant_type is required');
     if (grantType !== 'client_credentials') {
@@ -54,7 +61,10 @@ export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Rout
         'client_id and client_secret are required',
         basic !== undefined,
       );
-    const client = await clients.authenticate(clientId, secret);
+    // No client id holds U+0000 (PostgreSQL text cannot): such a client is simply unknown.
+    const client = clientId.includes('\0')
+      ? undefined
+      : await clients.authenticate(clientId, secret);
     if (!client)
       return oauthError(
         ctx,
@@ -109,11 +119,16 @@ function basicCredentials(header: string): { id: string; secret: string } | unde
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return null;
-  // RFC 6749 §2.3.1: both parts are form-urlencoded before Base64.
-  return {
-    id: decodeURIComponent(decoded.slice(0, colon)),
-    secret: decodeURIComponent(decoded.slice(colon + 1)),
-  };
+  // RFC 6749 §2.3.1: both parts are form-urlencoded before Base64; a broken escape (`%E0`) is
+  // a malformed header like any other.
+  try {
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return null;
+  }
 }
 
 function oauthError(

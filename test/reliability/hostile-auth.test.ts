@@ -331,3 +331,165 @@ describe.each(await availableEngines())('hostile values on the admin API on %s',
     expect(await clientCount()).toBe(clients);
   });
 });
+
+describe.each(await availableEngines())(
+  'hostile requests to the token endpoint on %s',
+  (engine) => {
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startTestServer(engine);
+    });
+    afterAll(() => server?.stop());
+
+    const RFC6749_ERRORS = [
+      'invalid_request',
+      'invalid_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+    ];
+    const tokenCall = (body: string, headers: Record<string, string> = {}) =>
+      send(`${server.url}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
+    /** A refusal as RFC 6749 §5.2 shapes it: 400 or 401 and `{"error"}` from its list. */
+    const expectOAuthError = (answer: Answer) => {
+      const context = `${answer.status} ${answer.text.slice(0, 300)}`;
+      expect([400, 401], context).toContain(answer.status);
+      expect(RFC6749_ERRORS, context).toContain(answer.body?.error);
+      expect(answer.headers.get('cache-control'), context).toBe('no-store');
+    };
+    const expectToken = (answer: Answer) => {
+      expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+      expect(answer.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String) });
+    };
+    const basic = (id: string, secret: string) =>
+      `Basic ${Buffer.from(`${id}:${secret}`, 'utf8').toString('base64')}`;
+
+    it.each([
+      [
+        'a client id holding U+0000 in the form',
+        'grant_type=client_credentials&client_id=%00&client_secret=x',
+        {},
+      ],
+      [
+        'a client id holding U+0000 in Basic',
+        'grant_type=client_credentials',
+        { Authorization: basic('%00', 'x') },
+      ],
+      [
+        'a broken escape in Basic',
+        'grant_type=client_credentials',
+        { Authorization: basic('%E0%A4%A', 'x') },
+      ],
+      ['a lone % in Basic', 'grant_type=client_credentials', { Authorization: basic('a', '%') }],
+      [
+        'Basic without a colon',
+        'grant_type=client_credentials',
+        { Authorization: `Basic ${Buffer.from('ab').toString('base64')}` },
+      ],
+      ['Basic that is not base64', 'grant_type=client_credentials', { Authorization: 'Basic !!!' }],
+    ] as [string, string, Record<string, string>][])(
+      '%s → an RFC 6749 error',
+      async (_name, body, headers) => expectOAuthError(await tokenCall(body, headers)),
+    );
+
+    it('random forms (repeated, empty and bracketed keys): a token only for exactly the right fields', async () => {
+      const { clientId, clientSecret } = server.project;
+      const key = fc.constantFrom(
+        'grant_type',
+        'client_id',
+        'client_secret',
+        'scope',
+        '',
+        'grant_type[]',
+        'client_id[x]',
+        '__proto__',
+        'constructor',
+      );
+      const value = fc.oneof(
+        fc.constantFrom('client_credentials', clientId, clientSecret, '', 'system/*.cruds'),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+      );
+      /** The exact fields, each once, then up to 5 hostile pairs, in any order. */
+      const form = fc
+        .tuple(
+          fc.subarray([
+            ['grant_type', 'client_credentials'],
+            ['client_id', clientId],
+            ['client_secret', clientSecret],
+          ] as [string, string][]),
+          fc.array(fc.tuple(key, value), { maxLength: 5 }),
+          fc.nat(),
+        )
+        .map(([exact, hostile, shift]) => {
+          const pairs = [...exact, ...hostile];
+          const cut = pairs.length === 0 ? 0 : shift % pairs.length;
+          return [...pairs.slice(cut), ...pairs.slice(0, cut)];
+        });
+      const tally = await tryInputs(
+        `token endpoint forms (${engine})`,
+        form,
+        async (pairs, tally) => {
+          const once = (name: string, wanted: string) => {
+            const found = pairs.filter(([k]) => k === name);
+            return found.length === 1 && found[0][1] === wanted;
+          };
+          const scope = pairs.filter(([k]) => k === 'scope');
+          // A token needs each field exactly once (a repeated key is a list, and no field) and no
+          // bracketed spelling of them; an empty scope is no scope, `system/*.cruds` is the grant.
+          const valid =
+            once('grant_type', 'client_credentials') &&
+            once('client_id', clientId) &&
+            once('client_secret', clientSecret) &&
+            !pairs.some(([k]) => k.includes('[')) &&
+            (scope.length === 0 ||
+              (scope.length === 1 && ['', 'system/*.cruds'].includes(scope[0][1])));
+          const body = pairs
+            .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+            .join('&');
+          const answer = await tokenCall(body);
+          if (valid) expectToken(answer);
+          else expectOAuthError(answer);
+          tally.add(valid ? 'token' : `refused ${answer.status}`);
+        },
+        150,
+      );
+      expect(tally.count('token')).toBeGreaterThan(0);
+      expect(tally.count('refused 400') + tally.count('refused 401')).toBeGreaterThan(0);
+    });
+
+    it('random Basic credentials (any bytes, escaped or not): a token only for the real ones', async () => {
+      const { clientId, clientSecret } = server.project;
+      const part = (real: string) =>
+        fc.oneof(
+          fc.constant(real),
+          fc.string({ unit: 'binary', maxLength: 40 }),
+          fc.stringMatching(/^(%[0-9A-Fa-f]{0,2}|[a-z:])*$/),
+        );
+      const credentials = fc.record({
+        id: part(clientId),
+        secret: part(clientSecret),
+        escaped: fc.boolean(),
+      });
+      const tally = await tryInputs(
+        `token endpoint Basic credentials (${engine})`,
+        credentials,
+        async ({ id, secret, escaped }, tally) => {
+          const encode = escaped ? encodeURIComponent : (text: string) => text;
+          const answer = await tokenCall('grant_type=client_credentials', {
+            Authorization: basic(encode(id), encode(secret)),
+          });
+          // Unescaped, an id with ':' or '%' is read differently; the real ones hold neither.
+          const valid = id === clientId && secret === clientSecret;
+          if (valid) expectToken(answer);
+          else expectOAuthError(answer);
+          tally.add(valid ? 'token' : `refused ${answer.status}`);
+        },
+        60, // each authentication costs a scrypt hash (tens of milliseconds)
+      );
+      expect(tally.count('token')).toBeGreaterThan(0);
+    });
+  },
+);
