@@ -1,4 +1,4 @@
-/** `npm start`: serves Graphir until SIGTERM or SIGINT, then shuts down gracefully. */
+/** Serves Graphir until SIGTERM or SIGINT, then shuts down gracefully (started by main.ts). */
 import { loadConfig } from './config.js';
 import { startServer } from './server.js';
 
