@@ -2,7 +2,8 @@
  * Reverse references for every parent of one GraphQL level in two SQL statements: a Patient
  * list's `DiagnosticReportList(_reference: subject)` asks once for the reports of all the
  * Patients, then once for which Patient each report points to, and each parent takes its own,
- * paged as it asked. Without this, a list of 50 Patients would cost 50 searches (N+1).
+ * paged as it asked. Without this, a list of 50 Patients would cost 50 searches (N+1). With one
+ * parent the second statement is not needed; different lists of one level run side by side.
  */
 import DataLoader from 'dataloader';
 import type { SortKey } from '../fhir/search-request.js';
@@ -35,9 +36,10 @@ export function createReferringLoader(db: Queryable, projectId: string): Referri
         groups.set(key, [...(groups.get(key) ?? []), request]);
       }
       const answers = new Map<string, FhirResource[]>();
-      for (const group of groups.values()) {
-        for (const [key, list] of await loadGroup(db, projectId, group)) answers.set(key, list);
-      }
+      const loaded = await Promise.all(
+        [...groups.values()].map((group) => loadGroup(db, projectId, group)),
+      );
+      for (const group of loaded) for (const [key, list] of group) answers.set(key, list);
       return requests.map((request) => answers.get(requestKey(request)) ?? []);
     },
     { cacheKeyFn: requestKey },
@@ -65,6 +67,8 @@ async function loadGroup(
     include: [],
     revinclude: [],
   });
+  // One parent (a single resource's reverse reference): every match points to it.
+  if (group.length === 1) return new Map([[requestKey(group[0]), matches]]);
   const links = matches.length
     ? await db.query<{ id: string; target_type: string | null; target_id: string | null }>(
         ...queryArgs(
