@@ -12,7 +12,18 @@ import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
 
 export type FhirPathFunction = (item: unknown) => unknown[];
 
+/**
+ * Compiled expressions kept, the least recently used dropped first. Expressions come from
+ * clients (literals or variables), and each compiled one holds about 10 KB: unbounded, distinct
+ * expressions would grow the heap without end.
+ */
+export const FHIRPATH_CACHE_CAPACITY = 500;
 const compiled = new Map<string, FhirPathFunction>();
+
+/** How many compiled expressions are kept (for tests). */
+export function cachedFhirPaths(): number {
+  return compiled.size;
+}
 
 export async function compileFhirPath(
   expression: string,
@@ -20,7 +31,10 @@ export async function compileFhirPath(
 ): Promise<FhirPathFunction> {
   const key = `${base ?? ''}\u0000${expression}`;
   let evaluate = compiled.get(key);
-  if (!evaluate) {
+  if (evaluate) {
+    compiled.delete(key);
+    compiled.set(key, evaluate);
+  } else {
     const [{ default: fhirpath }, { default: r4Model }] = await Promise.all([
       import('fhirpath'),
       import('fhirpath/fhir-context/r4'),
@@ -36,6 +50,7 @@ export async function compileFhirPath(
       );
     }
     compiled.set(key, evaluate);
+    if (compiled.size > FHIRPATH_CACHE_CAPACITY) compiled.delete(compiled.keys().next().value!);
   }
   return evaluate;
 }

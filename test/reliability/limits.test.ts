@@ -24,6 +24,11 @@ import {
   CONSOLE_LINE_CHARS,
   ConsoleTail,
 } from '../../runtime/bots/sandbox-console.js';
+import {
+  FHIRPATH_CACHE_CAPACITY,
+  cachedFhirPaths,
+  compileFhirPath,
+} from '../../runtime/graphql/compile-fhirpath.js';
 import { storedVersions } from '../support/stored-versions.js';
 import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -129,6 +134,13 @@ const LIMITS: readonly Limit[] = [
     setting: 'a line in the sandbox; the tail kept in the AuditEvent; per execution, per line',
     default: '4096 chars; 4000 chars; 64 KiB, 8 KiB',
     past: 'truncated, marked; oldest dropped; oldest lines dropped, marked',
+    testedIn: 'here',
+  },
+  {
+    limit: 'compiled FHIRPath expressions kept',
+    setting: 'FHIRPATH_CACHE_CAPACITY (GraphQL fhirpath: arguments, @slice paths)',
+    default: '500',
+    past: 'the least recently used is dropped',
     testedIn: 'here',
   },
   {
@@ -513,6 +525,22 @@ describe('limits enforced before the store', () => {
     expect(audit, `no AuditEvent for trace ${traceId}`).toBeDefined();
     return audit;
   }
+});
+
+describe(limit('compiled FHIRPath expressions kept'), () => {
+  it('all of 500 are kept; with one more, the least recently used goes', async () => {
+    const expression = (i: number) => `given.where($this = 'n${i}').exists()`;
+    const compile = (i: number) => compileFhirPath(expression(i), 'HumanName');
+    const first = await compile(0);
+    const second = await compile(1);
+    for (let i = 2; i < FHIRPATH_CACHE_CAPACITY; i++) await compile(i);
+    expect(cachedFhirPaths()).toBe(FHIRPATH_CACHE_CAPACITY);
+    expect(await compile(0)).toBe(first); // kept, and now the most recently used
+    await compile(FHIRPATH_CACHE_CAPACITY);
+    expect(cachedFhirPaths()).toBe(FHIRPATH_CACHE_CAPACITY);
+    expect(await compile(0)).toBe(first);
+    expect(await compile(1)).not.toBe(second); // dropped, so compiled again
+  });
 });
 
 /** Limits the store answers for: every engine. */
