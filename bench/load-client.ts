@@ -39,7 +39,7 @@ export class LoadClient {
   );
 
   async measure(job: Omit<LoadJob, 'warmup'> & { warmup?: number }): Promise<Figures> {
-    this.child.send({ warmup: 50, ...job });
+    this.child.send({ warmup: 200, ...job });
     const [result] = (await once(this.child, 'message')) as [LoadResult];
     if (result.error !== undefined) throw new Error(result.error);
     return {
