@@ -74,11 +74,7 @@ async function transaction(
     // FHIR's order: deletes, creates, updates, then reads. @see http://hl7.org/fhir/R4/http.html#trules
     for (const method of ['DELETE', 'POST', 'PUT'] as const) {
       const indexes = parsed.flatMap((entry, index) => (entry.method === method ? [index] : []));
-      const written = await writeEntries(
-        indexes.map((i) => [i, parsed[i]] as const),
-        context,
-        tx,
-      );
+      const written = await writeEntries(indexes, parsed, context, tx);
       for (const [index, result] of written)
         results.set(index, writeResponse(result, context.base));
     }
@@ -91,16 +87,23 @@ async function transaction(
   return { resourceType: 'Bundle', type: 'transaction-response', entry: responses };
 }
 
+/**
+ * Writes the entries at `indexes`: conditional creates one by one (each sees the ones before it),
+ * then the others in one store write. A conditional create that matched an existing resource did
+ * not take the id the other entries' references were rewritten to: they are pointed at the
+ * resource it matched before they are written.
+ */
 async function writeEntries(
-  entries: readonly (readonly [number, ParsedEntry])[],
+  indexes: readonly number[],
+  parsed: ParsedEntry[],
   context: BundleContext,
   tx: Queryable,
 ): Promise<[number, WriteResult][]> {
-  const conditional = entries.filter(([, e]) => e.method === 'POST' && e.ifNoneExist);
-  const plain = entries.filter(([, e]) => !(e.method === 'POST' && e.ifNoneExist));
+  const conditional = (i: number) => parsed[i].method === 'POST' && Boolean(parsed[i].ifNoneExist);
   const results: [number, WriteResult][] = [];
-  for (const [index, entry] of conditional) {
-    const post = entry as Extract<ParsedEntry, { method: 'POST' }>;
+  const matched = new Map<string, string>();
+  for (const index of indexes.filter(conditional)) {
+    const post = parsed[index] as Extract<ParsedEntry, { method: 'POST' }>;
     const result = await atEntry(index, () =>
       conditionalCreate(
         context.store,
@@ -109,21 +112,24 @@ async function writeEntries(
         post.ifNoneExist!,
         context.limits,
         tx,
+        post.id,
       ),
     );
+    if (result.id !== post.id)
+      matched.set(`${post.resourceType}/${post.id}`, `${result.resourceType}/${result.id}`);
     results.push([index, result]);
   }
+  rewriteReferences(parsed, matched);
+  const plain = indexes.filter((i) => !conditional(i));
   if (plain.length > 0) {
-    const written = await atEntries(
-      plain.map(([i]) => i),
-      () =>
-        context.store.write(
-          context.projectId,
-          plain.map(([, e]) => toOperation(e)),
-          tx,
-        ),
+    const written = await atEntries(plain, () =>
+      context.store.write(
+        context.projectId,
+        plain.map((i) => toOperation(parsed[i])),
+        tx,
+      ),
     );
-    written.forEach((result, i) => results.push([plain[i][0], result]));
+    written.forEach((result, i) => results.push([plain[i], result]));
   }
   return results;
 }

@@ -17,6 +17,8 @@ export async function conditionalCreate(
   ifNoneExist: string,
   limits: SearchLimits,
   tx?: Queryable,
+  /** The id to create it with (a transaction's entries already name it); else the store makes one. */
+  id?: string,
 ): Promise<WriteResult> {
   const existing = await findExisting(
     tx ?? store.db,
@@ -36,7 +38,9 @@ export async function conditionalCreate(
       status: 200,
     };
   }
-  return (await store.write(projectId, [{ kind: 'create', resource }], tx))[0];
+  return (
+    await store.write(projectId, [{ kind: 'create', resource, ...(id ? { id } : {}) }], tx)
+  )[0];
 }
 
 async function findExisting(
