@@ -8,7 +8,7 @@ import type { AuditLog } from './bots/audit-log.js';
 import type { SandboxPool } from './bots/sandbox-pool.js';
 import { adminRoutes } from './http/admin-routes.js';
 import { botRoutes } from './http/bot-routes.js';
-import { errorMiddleware } from './http/error-middleware.js';
+import { errorMiddleware, outcomeWhenUnanswered } from './http/error-middleware.js';
 import { jsonBodyParser } from './http/fhir-body.js';
 import { FHIR_BASE, fhirRoutes } from './http/fhir-routes.js';
 import { graphqlRoutes } from './http/graphql-routes.js';
@@ -66,6 +66,7 @@ export function createApp({
   );
   app.use(requestLogging(logger, metrics));
   app.use(errorMiddleware());
+  app.use(outcomeWhenUnanswered(FHIR_BASE));
   app.use(jsonBodyParser(config.maxBodyBytes));
   app.use(protect(requireToken(tokens, clients)));
   const searchLimits = { defaultCount: config.defaultPageSize, maxCount: config.maxPageSize };

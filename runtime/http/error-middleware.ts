@@ -73,3 +73,26 @@ export function toFhirError(thrown: unknown): FhirError {
   }
   return fhirError(500, 'exception', 'Internal server error');
 }
+
+/**
+ * A path under `prefix` that no route answered (404), or answered for other methods only (405,
+ * or 501 for a method no route knows): an OperationOutcome too, as every FHIR failure is.
+ */
+export function outcomeWhenUnanswered(prefix: string): Middleware {
+  const lowerPrefix = prefix.toLowerCase();
+  return async (ctx, next) => {
+    await next();
+    const path = ctx.path.toLowerCase();
+    const under = path === lowerPrefix || path.startsWith(`${lowerPrefix}/`);
+    if (!under || ctx.body != null || ctx.status < 400) return;
+    const status = ctx.status;
+    const error =
+      status === 404
+        ? fhirError(404, 'not-found', `There is nothing at ${ctx.path}`)
+        : fhirError(status, 'not-supported', `${ctx.method} is not supported at ${ctx.path}`);
+    ctx.type = FHIR_JSON;
+    ctx.body = error.outcome;
+    // Setting a body on an implicit 404 would make it a 200.
+    ctx.status = status;
+  };
+}

@@ -16,6 +16,8 @@ import { writeAll, type PreparedWrite } from './write-versions.js';
 
 /** About how many rows (resource, history, search index) one resource version writes. */
 const ROWS_PER_RESOURCE = 12;
+/** @see http://hl7.org/fhir/R4/datatypes.html#id */
+const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
 
 export type WriteOperation =
   /** `id` is for callers that must know it first (transaction Bundles rewriting `urn:uuid:`); else the store makes one. */
@@ -184,8 +186,13 @@ export class WriteOperationError extends Error {
 
 /** Validates the resource and settles its id before anything touches the database. */
 function prepare(operation: WriteOperation): PreparedWrite {
-  if (operation.kind === 'delete')
+  if (operation.kind === 'delete') {
+    // Deleting an unknown resource succeeds (FHIR lets it), but an id no resource can have —
+    // `../x`, `a/b`, 65 characters — is a mistake to report, not a deletion to confirm.
+    if (!FHIR_ID.test(operation.id))
+      throw fhirError(400, 'value', `${JSON.stringify(operation.id)} is not a valid id`);
     return { operation, resourceType: operation.resourceType, id: operation.id };
+  }
   const expectedType =
     operation.kind === 'update' ? operation.resourceType : operation.resource.resourceType;
   parseResource(operation.resource, loadDefinitionRegistry(), { expectedType });
