@@ -3,6 +3,7 @@ import { DatabaseUnavailableError } from '../store/database.js';
 import { WriteOperationError } from '../store/resource-store.js';
 import { ResourceValidationError } from '../validation/validation-issue.js';
 import { SearchValueError } from '../search/search-value.js';
+import { UnsupportedSearchError } from '../store/search-sql-params.js';
 import { FhirError, fhirError } from './fhir-error.js';
 import { FHIR_JSON } from './fhir-body.js';
 
@@ -26,8 +27,8 @@ const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
 
 /**
  * The one place where thrown errors become responses: FHIR errors with their status and
- * OperationOutcome, validation and search-value errors as 400, text the store cannot hold as 400,
- * store outages as 503, and everything else as 500 without its internal message.
+ * OperationOutcome; validation, search-value and unsupported-search errors, and text the store
+ * cannot hold, as 400; store outages as 503; everything else as 500 without its internal message.
  */
 export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
@@ -60,6 +61,9 @@ export function toFhirError(thrown: unknown): FhirError {
   }
   if (thrown instanceof SearchValueError)
     return fhirError(400, 'invalid', thrown.message, thrown.argument);
+  // A search the store cannot answer (`_id:text`): the client asked for it; it is no fault here.
+  if (thrown instanceof UnsupportedSearchError)
+    return fhirError(400, 'not-supported', thrown.message);
   const code = (thrown as { code?: string }).code;
   if (thrown instanceof DatabaseUnavailableError || (code && UNAVAILABLE_CODES.has(code))) {
     return fhirError(503, 'transient', 'The database is not available; try again shortly');
