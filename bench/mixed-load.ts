@@ -60,12 +60,13 @@ const ROOT = { id: 'load-root', secret: 'load-root-secret' };
 const MB = 1024 * 1024;
 /**
  * The memory bound: each server's RSS at the end is at most 1.25× its RSS after seeding and
- * warm-up, plus 100 MB. Under load the V8 heap grows before a full collection shrinks it, and
- * freed memory is not all given back to the system: measured growth in 60 s was 40–115 MB, about
- * half of what the bound allows, while a leak of 25 KB per request (several thousand requests a
- * minute here) breaks it. With `--gc` the live heap is bounded too: at most 32 MB more at the end.
+ * warm-up, plus 150 MB. V8 lets the heap grow to a few times what is live (about 55 MB here)
+ * before a full collection, so a reading can catch up to ~160 MB of garbage, and freed memory is
+ * not all given back to the system: growth over four 60 s runs was 13–122 MB. That bound catches
+ * only gross leaks; `--gc` catches small ones: after a full collection the live heap may grow by
+ * at most 32 MB (it grew 0–2 MB), which a leak of 5 KB per request breaks.
  */
-const BOUND = { factor: 1.25, slackBytes: 100 * MB, liveHeapBytes: 32 * MB };
+const BOUND = { factor: 1.25, slackBytes: 150 * MB, liveHeapBytes: 32 * MB };
 
 interface Sample {
   ms: number;
