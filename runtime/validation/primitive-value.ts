@@ -62,6 +62,13 @@ export function checkPrimitive(
   else if (typeof value === 'number') checkNumber(ctx, def, value, path);
 }
 
+/**
+ * U+0000 and unpaired surrogates: not Unicode text (FHIR strings are; the spec forbids every
+ * control character but tab, CR and LF), and PostgreSQL cannot store them.
+ * @see http://hl7.org/fhir/R4/datatypes.html#string
+ */
+const UNSTORABLE = /\u0000|\p{Cs}/u;
+
 function checkString(
   ctx: ValidationContext,
   def: PrimitiveDefinition,
@@ -70,6 +77,8 @@ function checkString(
 ): void {
   if (value === '') {
     report(ctx, 'value', path, `${path} must not be an empty string (omit the element instead)`);
+  } else if (UNSTORABLE.test(value)) {
+    report(ctx, 'value', path, `${path}: ${quote(value)} holds U+0000 or an unpaired surrogate`);
   } else if (!matches(def, value)) {
     report(ctx, 'value', path, `${path}: ${quote(value)} is not a valid ${def.name}`);
   }
