@@ -24,11 +24,18 @@ const UNAVAILABLE_CODES = new Set([
  * ever contain it, so it is the client's error wherever it turns up.
  */
 const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
+/**
+ * PostgreSQL's program_limit_exceeded: on a write, a searchable value (an identifier, a name)
+ * too long for a B-tree index entry (about 2.7 kB compressed). The resource is valid FHIR that
+ * this server cannot index, which FHIR answers with 422.
+ */
+const PROGRAM_LIMIT_EXCEEDED = '54000';
 
 /**
  * The one place where thrown errors become responses: FHIR errors with their status and
  * OperationOutcome; validation, search-value and unsupported-search errors, and text the store
- * cannot hold, as 400; store outages as 503; everything else as 500 without its internal message.
+ * cannot hold, as 400; values too long to index as 422; store outages as 503; everything else as
+ * 500 without its internal message.
  */
 export function errorMiddleware(): Middleware {
   return async (ctx, next) => {
@@ -67,6 +74,9 @@ export function toFhirError(thrown: unknown): FhirError {
   const code = (thrown as { code?: string }).code;
   if (thrown instanceof DatabaseUnavailableError || (code && UNAVAILABLE_CODES.has(code))) {
     return fhirError(503, 'transient', 'The database is not available; try again shortly');
+  }
+  if (code === PROGRAM_LIMIT_EXCEEDED) {
+    return fhirError(422, 'too-costly', 'A searchable value is too long for the search index');
   }
   if (code && UNSTORABLE_TEXT_CODES.has(code)) {
     return fhirError(400, 'invalid', 'The request holds U+0000, which no value here can contain');

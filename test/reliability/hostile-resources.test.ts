@@ -3,8 +3,9 @@
  * broken in a way FHIR forbids gets 400 with an OperationOutcome and nothing is stored; a valid
  * one is stored as sent. Random JSON and random bytes as bodies never get a 500, and what is
  * stored of them reads back as sent. Then bodies that attack the parser: deep nesting,
- * `__proto__`, escapes PostgreSQL cannot store.
+ * `__proto__`, escapes PostgreSQL cannot store; and values too long to index.
  */
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedVersions } from '../support/stored-versions.js';
@@ -12,6 +13,10 @@ import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { expectOutcome, send, tryInputs } from './hostile-harness.js';
 import { patientCase, type Json } from './hostile-patients.js';
+
+/** Letters and digits that do not compress (a compressed index entry would still fit). */
+const randomText = (length: number) =>
+  randomBytes(length).toString('base64').replace(/[+/=]/g, 'x').slice(0, length);
 
 /** The resource as stored, without what the server adds. */
 const asSent = (stored: Json): Json => {
@@ -210,5 +215,50 @@ describe.each(await availableEngines())('hostile resources over REST on %s', (en
     const versions = await storedVersions(server);
     expectOutcome(await write('POST', '/Patient', body));
     expect(await storedVersions(server)).toBe(versions);
+  });
+
+  it.each([
+    ['an identifier of 6000 random characters', { identifier: [{ value: randomText(6000) }] }],
+    ['a family name of 500000 é', { name: [{ family: 'é'.repeat(500_000) }] }],
+  ])(
+    '%s (valid FHIR, too long for a search index entry): 422, nothing stored',
+    async (_name, fields) => {
+      const versions = await storedVersions(server);
+      const answer = await write(
+        'POST',
+        '/Patient',
+        JSON.stringify({ resourceType: 'Patient', ...fields }),
+      );
+      expectOutcome(answer, [422]);
+      expect(await storedVersions(server)).toBe(versions);
+    },
+  );
+
+  it('a 200 kB narrative (not searchable) is stored whole; a body over the limit gets 413', async () => {
+    const versions = await storedVersions(server);
+    const div = `<div xmlns="http://www.w3.org/1999/xhtml">${randomText(200_000)}</div>`;
+    const answer = await write(
+      'POST',
+      '/Patient',
+      JSON.stringify({ resourceType: 'Patient', text: { status: 'generated', div } }),
+    );
+    expect(answer.status, answer.text.slice(0, 300)).toBe(201);
+    expect((await readBack('Patient', answer.body.id)).text).toEqual({ status: 'generated', div });
+    expect(await storedVersions(server)).toBe(versions + 1);
+    const small = await startTestServer(engine, { GRAPHIR_MAX_BODY_BYTES: '1000' });
+    try {
+      const over = await send(`${small.base}/Patient`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${small.project.token}`,
+          'Content-Type': 'application/fhir+json',
+        },
+        body: JSON.stringify({ resourceType: 'Patient', name: [{ family: 'x'.repeat(2000) }] }),
+      });
+      expectOutcome(over, [413]);
+      expect(await storedVersions(small)).toBe(0);
+    } finally {
+      await small.stop();
+    }
   });
 });
