@@ -68,7 +68,7 @@ async function loadGroup(
     revinclude: [],
   });
   // One parent (a single resource's reverse reference): every match points to it.
-  if (group.length === 1) return new Map([[requestKey(group[0]), matches]]);
+  if (group.length === 1) return new Map([[requestKey(group[0]), [...matches]]]);
   const links = matches.length
     ? await db.query<{ id: string; target_type: string | null; target_id: string | null }>(
         ...queryArgs(
