@@ -27,6 +27,12 @@ export type HostCaller = (method: string, argsJson: string) => Promise<string>;
 const STACK_BYTES = 256 * 1024;
 /** Concurrent `fhir` calls one execution may have in flight. */
 const MAX_HOST_CALLS_IN_FLIGHT = 256;
+/**
+ * Of those, how many the main thread runs at once; the others wait here, and are dropped if the
+ * bot ends first. One execution is one HTTP request: it must not take over the server's thread
+ * and its database with hundreds of writes at once.
+ */
+const HOST_CALLS_AT_ONCE = 4;
 
 class Failure extends Error {
   constructor(
@@ -74,6 +80,7 @@ export function prepareIsolate(
 export async function runIsolate(
   module: QuickJSWASMModule,
   request: RunMessage,
+  preludes: readonly string[],
   callHost: HostCaller,
   isolate?: PreparedIsolate,
 ): Promise<{ outcome: WorkerOutcome; clean: boolean }> {
@@ -84,7 +91,7 @@ export async function runIsolate(
   if (isolate) return isolate.run(request, callHost);
   const execution = new Execution(module, request.preludesKey);
   try {
-    execution.prepare(request.preludes);
+    execution.prepare(preludes);
   } catch (error) {
     const outcome = execution.outcomeOf(error);
     return { outcome, clean: execution.tryDispose() };
@@ -99,6 +106,16 @@ class Execution implements PreparedIsolate {
   private readonly vm: QuickJSContext;
   private readonly console = new ConsoleTail();
   private readonly inFlight = new Set<QuickJSDeferredPromise>();
+  /** `fhir` calls not yet sent to the main thread (HOST_CALLS_AT_ONCE are running). */
+  private readonly waiting: (() => void)[] = [];
+  private running = 0;
+  /**
+   * Characters of `fhir` call arguments sent or waiting: they count against the memory limit,
+   * since they live outside QuickJS's heap (here and on the main thread).
+   */
+  private hostChars = 0;
+  /** Set when those went past the memory limit: the bot is stopped as if its heap had. */
+  private exhausted = false;
   private callHost: HostCaller = () => Promise.reject(new Error('No bot is running'));
   private api: QuickJSHandle | undefined;
   private interrupted = false;
@@ -110,7 +127,9 @@ class Execution implements PreparedIsolate {
   ) {
     this.runtime = module.newRuntime();
     this.runtime.setMaxStackSize(STACK_BYTES);
-    this.runtime.setInterruptHandler(() => (this.interrupted ||= Date.now() >= this.deadline));
+    this.runtime.setInterruptHandler(
+      () => this.exhausted || (this.interrupted ||= Date.now() >= this.deadline),
+    );
     this.runtime.setModuleLoader((name) => ({
       error: new Error(`Cannot find module '${name}': bots cannot import modules`),
     }));
@@ -168,6 +187,7 @@ class Execution implements PreparedIsolate {
 
   outcomeOf(error: unknown): WorkerOutcome {
     const console = this.console.text();
+    if (this.exhausted) return { status: 'memory', console };
     if (this.interrupted) return { status: 'timeout', console };
     if (!(error instanceof Failure)) {
       const message = error instanceof Error ? error.message : String(error);
@@ -181,6 +201,7 @@ class Execution implements PreparedIsolate {
   }
 
   dispose(): void {
+    this.waiting.length = 0;
     for (const deferred of this.inFlight) deferred.dispose();
     this.inFlight.clear();
     this.api?.dispose();
@@ -229,18 +250,31 @@ class Execution implements PreparedIsolate {
     if (this.inFlight.size >= MAX_HOST_CALLS_IN_FLIGHT) {
       throw new Error(`More than ${MAX_HOST_CALLS_IN_FLIGHT} fhir calls at once`);
     }
+    this.hostChars += argsJson.length;
+    if (this.hostChars > this.memoryBytes) {
+      this.exhausted = true;
+      throw new Error('The bot ran past its memory limit');
+    }
     const deferred = this.vm.newPromise();
     this.inFlight.add(deferred);
-    void this.callHost(method, argsJson).then((replyJson) => {
-      if (!this.inFlight.delete(deferred)) return;
-      try {
-        using reply = this.vm.newString(replyJson);
-        deferred.resolve(reply);
-      } catch {
-        deferred.dispose();
-      }
-      this.wake?.();
-    });
+    const send = () => {
+      this.running++;
+      void this.callHost(method, argsJson).then((replyJson) => {
+        this.running--;
+        this.hostChars -= argsJson.length;
+        this.waiting.shift()?.();
+        if (!this.inFlight.delete(deferred)) return;
+        try {
+          using reply = this.vm.newString(replyJson);
+          deferred.resolve(reply);
+        } catch {
+          deferred.dispose();
+        }
+        this.wake?.();
+      });
+    };
+    if (this.running < HOST_CALLS_AT_ONCE) send();
+    else this.waiting.push(send);
     return deferred.handle;
   }
 
@@ -249,6 +283,7 @@ class Execution implements PreparedIsolate {
     for (;;) {
       const jobs = this.runtime.executePendingJobs();
       if (jobs.error) throw this.failureOf(jobs.error);
+      if (this.exhausted) throw new Failure('memory');
       const state = this.vm.getPromiseState(handle);
       if (state.type === 'fulfilled') return state.notAPromise ? handle.dup() : state.value;
       if (state.type === 'rejected') throw this.failureOf(state.error);
@@ -279,6 +314,7 @@ class Execution implements PreparedIsolate {
   private failureOf(handle: QuickJSHandle, filename?: string): Failure {
     const thrown: unknown = handle.alive ? this.vm.dump(handle) : undefined;
     if (handle.alive) handle.dispose();
+    if (this.exhausted) return new Failure('memory');
     if (this.interrupted) return new Failure('timeout');
     const { name, message, stack } = describe(thrown);
     if (name === 'InternalError' && /out of memory/i.test(message)) return new Failure('memory');

@@ -62,6 +62,8 @@ interface Slot {
   readonly worker: Worker;
   ready: boolean;
   job?: Job;
+  /** The preludes this worker was last sent. */
+  preludesKey?: number;
 }
 
 export class SandboxPool {
@@ -129,16 +131,18 @@ export class SandboxPool {
     job.timer = setTimeout(() => this.kill(slot), timeoutMs + SANDBOX_GRACE_MS);
     slot.worker.ref();
     const { id, eventJson } = job;
+    const preludesKey = this.preludesKeyOf(preludes);
     const message: ToWorker = {
       type: 'run',
       id,
       code,
       eventJson,
-      preludes,
-      preludesKey: this.preludesKeyOf(preludes),
+      ...(slot.preludesKey === preludesKey ? {} : { preludes }),
+      preludesKey,
       timeoutMs,
       memoryBytes,
     };
+    slot.preludesKey = preludesKey;
     slot.worker.postMessage(message);
   }
 

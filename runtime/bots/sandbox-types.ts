@@ -33,7 +33,11 @@ export interface RunMessage {
   readonly id: number;
   readonly code: string;
   readonly eventJson: string;
-  readonly preludes: readonly string[];
+  /**
+   * Absent when this worker was sent the preludes of `preludesKey` before: they are about 7 KB,
+   * and copying them to the worker for every run costs more than running an echo bot.
+   */
+  readonly preludes?: readonly string[];
   /** The same number for the same preludes: a worker's prepared isolate fits when it matches. */
   readonly preludesKey: number;
   readonly timeoutMs: number;

@@ -17,6 +17,8 @@ const quickjs = newQuickJSWASMModule(RELEASE_SYNC);
 const replies = new Map<number, (replyJson: string) => void>();
 let lastCallId = 0;
 let prepared: PreparedIsolate | undefined;
+/** The preludes the pool sent last; it sends them again only when they change. */
+let knownPreludes: { key: number; preludes: readonly string[] } = { key: 0, preludes: [] };
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'run') void run(message);
@@ -42,23 +44,33 @@ async function run(request: RunMessage): Promise<void> {
       post({ type: 'host-call', id: request.id, callId, method, argsJson });
     });
   try {
+    if (request.preludes) knownPreludes = { key: request.preludesKey, preludes: request.preludes };
+    if (knownPreludes.key !== request.preludesKey) {
+      throw new Error(`The pool sent preludes ${request.preludesKey} without their text`);
+    }
     const isolate = prepared;
     prepared = undefined;
-    const { outcome, clean } = await runIsolate(await quickjs, request, callHost, isolate);
+    const { outcome, clean } = await runIsolate(
+      await quickjs,
+      request,
+      knownPreludes.preludes,
+      callHost,
+      isolate,
+    );
     post({ type: 'result', id: request.id, outcome, retiring: !clean });
     // A QuickJS runtime that could not be freed may have left the module broken: start afresh.
     if (!clean) process.exit(1);
-    setImmediate(() => prepareNext(request));
+    setImmediate(() => prepareNext());
   } finally {
     for (const callId of calls) replies.delete(callId);
   }
 }
 
 /** Ready for the next run; a run that arrives first makes its own isolate. */
-async function prepareNext(last: RunMessage): Promise<void> {
+async function prepareNext(): Promise<void> {
   if (prepared) return;
   try {
-    prepared = prepareIsolate(await quickjs, last.preludes, last.preludesKey);
+    prepared = prepareIsolate(await quickjs, knownPreludes.preludes, knownPreludes.key);
   } catch {
     // Preludes that fail do so again in the next run, which reports it.
   }

@@ -192,6 +192,32 @@ describe('isolation', () => {
     expect(staticImport).toMatchObject({ status: 'error', message: expect.stringMatching(/fs/) });
   });
 
+  it('runs each bot with the preludes it was given, as they change from run to run', async () => {
+    const single = new SandboxPool({ size: 1 });
+    const withA = ['globalThis.mark = "A";'];
+    const withB = ['globalThis.mark = "B";'];
+    const code = 'exports.handler = () => typeof mark === "string" ? mark : "none";';
+    const runWith = (preludes?: string[]) =>
+      single.run({
+        code,
+        event: {},
+        preludes,
+        timeoutMs: 2000,
+        memoryBytes: 16 * MB,
+        host: noHost,
+      });
+    try {
+      const values = [];
+      for (const preludes of [withA, withA, undefined, withB, withA, withA]) {
+        values.push((await runWith(preludes)) as { value?: unknown });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(values.map((v) => v.value)).toEqual(['A', 'A', 'none', 'B', 'A', 'A']);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('gives each execution fresh globals', async () => {
     const single = new SandboxPool({ size: 1 });
     try {
