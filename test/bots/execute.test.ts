@@ -41,8 +41,11 @@ describe('Bot/$execute', () => {
       ...(body === undefined ? {} : { body, headers: { 'Content-Type': contentType! } }),
       ...(token ? { token } : {}),
     });
-  const audits = async () =>
-    (await (await server.fhir('/AuditEvent?_summary=count')).json()).total as number;
+  /** AuditEvents stored, once those queued (written in batches after responses) are in. */
+  const audits = async () => {
+    await server.settled();
+    return (await (await server.fhir('/AuditEvent?_summary=count')).json()).total as number;
+  };
 
   beforeAll(async () => {
     server = await startTestServer('pglite');
