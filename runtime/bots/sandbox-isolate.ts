@@ -34,6 +34,14 @@ const MAX_HOST_CALLS_IN_FLIGHT = 256;
  */
 const HOST_CALLS_AT_ONCE = 4;
 
+/** The most each QuickJS module's WebAssembly memory may grow to, when bounded. */
+const memoryMaximums = new WeakMap<object, number>();
+
+/** Says how far `memory`, the WebAssembly memory of a QuickJS module, may grow. */
+export function noteMemoryMaximum(memory: object, bytes: number): void {
+  memoryMaximums.set(memory, bytes);
+}
+
 class Failure extends Error {
   constructor(
     readonly status: 'error' | 'timeout' | 'memory',
@@ -122,7 +130,7 @@ class Execution implements PreparedIsolate {
   private wake: (() => void) | undefined;
 
   constructor(
-    module: QuickJSWASMModule,
+    private readonly module: QuickJSWASMModule,
     readonly preludesKey: number,
   ) {
     this.runtime = module.newRuntime();
@@ -328,6 +336,11 @@ class Execution implements PreparedIsolate {
 
   /** QuickJS throws `null` when it cannot even allocate the out-of-memory error. */
   private nearMemoryLimit(): boolean {
+    // Or the WebAssembly memory could not grow: it is bounded (sandbox-worker.ts).
+    const memory = this.module.getWasmMemory() as unknown as { buffer: ArrayBuffer };
+    const maximum = memoryMaximums.get(memory);
+    if (maximum !== undefined && memory.buffer.byteLength + this.memoryBytes / 8 >= maximum)
+      return true;
     using usage = this.runtime.computeMemoryUsage();
     const used = this.vm.dump(usage) as { memory_used_size?: number };
     return (used.memory_used_size ?? 0) > this.memoryBytes * 0.9;

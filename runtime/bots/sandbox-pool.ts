@@ -60,6 +60,8 @@ interface Job {
 
 interface Slot {
   readonly worker: Worker;
+  /** The largest bot memory limit this worker's WebAssembly memory was sized for. */
+  readonly memoryBytes: number;
   ready: boolean;
   job?: Job;
   /** The preludes this worker was last sent. */
@@ -75,6 +77,8 @@ export class SandboxPool {
   private closed = false;
   private readonly preludesKeys = new WeakMap<readonly string[], number>();
   private lastPreludesKey = 0;
+  /** The largest memory limit asked for so far: new workers are sized for it (sandbox-worker.ts). */
+  private memoryBytes = 0;
 
   constructor(options: { size?: number } = {}) {
     this.size = poolSize(options.size);
@@ -88,6 +92,7 @@ export class SandboxPool {
     } catch (error) {
       return Promise.resolve(failed(`The event is not JSON: ${messageOf(error)}`, 0));
     }
+    this.memoryBytes = Math.max(this.memoryBytes, request.memoryBytes);
     return new Promise((resolve) => {
       this.queue.push({ id: ++this.lastId, request, eventJson, resolve, started: 0 });
       this.dispatch();
@@ -105,6 +110,13 @@ export class SandboxPool {
   }
 
   private dispatch(): void {
+    // Idle workers sized for a smaller limit than a bot now has make way for new ones.
+    for (const slot of this.slots) {
+      if (slot.ready && !slot.job && slot.memoryBytes < this.memoryBytes) {
+        this.slots.delete(slot);
+        this.terminate(slot);
+      }
+    }
     while (this.queue.length > 0) {
       const idle = [...this.slots].find((slot) => slot.ready && !slot.job);
       if (!idle) break;
@@ -116,8 +128,13 @@ export class SandboxPool {
 
   private spawn(): void {
     const url = FROM_SOURCE ? sourceWorkerUrl() : new URL('./sandbox-worker.js', import.meta.url);
-    const worker = new Worker(url, { execArgv: [], resourceLimits: RESOURCE_LIMITS });
-    const slot: Slot = { worker, ready: false };
+    const { memoryBytes } = this;
+    const worker = new Worker(url, {
+      execArgv: [],
+      resourceLimits: RESOURCE_LIMITS,
+      workerData: { memoryBytes },
+    });
+    const slot: Slot = { worker, memoryBytes, ready: false };
     this.slots.add(slot);
     worker.on('message', (message: FromWorker) => this.receive(slot, message));
     worker.on('error', (error) => this.retire(slot, error));

@@ -4,16 +4,54 @@
  * prepares the next runtime, with the preludes the last run had. `fhir` calls are posted to the
  * main thread as JSON text and answered the same way.
  */
-import { parentPort } from 'node:worker_threads';
-import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
-import { prepareIsolate, runIsolate, type PreparedIsolate } from './sandbox-isolate.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
+import {
+  noteMemoryMaximum,
+  prepareIsolate,
+  runIsolate,
+  type PreparedIsolate,
+} from './sandbox-isolate.js';
 import type { FromWorker, RunMessage, ToWorker } from './sandbox-types.js';
 
 if (!parentPort) throw new Error('sandbox-worker.ts runs as a worker thread of the sandbox pool');
 const port = parentPort;
 const post = (message: FromWorker): void => port.postMessage(message);
 
-const quickjs = newQuickJSWASMModule(RELEASE_SYNC);
+/** `WebAssembly.Memory`, which the TypeScript libraries of this project do not declare. */
+const WasmMemory = (
+  globalThis as unknown as {
+    WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => object };
+  }
+).WebAssembly.Memory;
+/** WebAssembly pages, and the build's INITIAL_MEMORY (QuickJS's own start, a few MB of it used). */
+const PAGE = 65_536;
+const INITIAL_BYTES = 16 * 1024 * 1024;
+/** The most a wasm32 build of QuickJS can grow to anyway. */
+const MAX_PAGES = 32_768;
+
+/**
+ * QuickJS's memory limit (`setMemoryLimit`) refuses one allocation larger than the limit, but
+ * does not add up the sizes of the others (under Emscripten it counts a few bytes for each):
+ * a bot under a 16 MB limit that keeps arrays of 100,000 numbers grew the module's WebAssembly
+ * memory to its 2 GB maximum, which is never given back (quickjs-emscripten#271). So the module
+ * gets a memory of our own whose maximum is the bot memory limit, and half as much again for the
+ * allocator, above what QuickJS starts with: past it, allocations fail inside QuickJS, which
+ * reports out of memory.
+ */
+function boundedMemory(memoryBytes: unknown): object {
+  const limit = typeof memoryBytes === 'number' && memoryBytes > 0 ? memoryBytes : 0;
+  const maximum = limit
+    ? Math.min(MAX_PAGES, Math.ceil((INITIAL_BYTES + 1.5 * limit) / PAGE))
+    : MAX_PAGES;
+  const memory = new WasmMemory({ initial: INITIAL_BYTES / PAGE, maximum });
+  noteMemoryMaximum(memory, maximum * PAGE);
+  return memory;
+}
+
+const quickjs = newQuickJSWASMModuleFromVariant(
+  newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(workerData?.memoryBytes) }),
+);
 const replies = new Map<number, (replyJson: string) => void>();
 let lastCallId = 0;
 let prepared: PreparedIsolate | undefined;
