@@ -8,6 +8,7 @@
  * long local fuzzing session, fewer for a quick look).
  */
 import { request as httpRequest } from 'node:http';
+import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 
@@ -29,9 +30,60 @@ export interface SendInit {
   readonly body?: string | Uint8Array;
 }
 
+/**
+ * The server runs in this process: a request that blocks its event loop (a loop that never
+ * ends) blocks every timer here too, AbortSignal's and vitest's. So a watchdog thread, whose
+ * timers keep running, reports such a request on stderr and kills the process — the test file
+ * fails instead of hanging. Requests that merely wait are failed by AbortSignal, before it.
+ */
+const WATCHDOG_GRACE_MS = 10_000;
+let watchdog: Worker | undefined;
+let requestCount = 0;
+
+async function watched<T>(what: string, request: () => Promise<T>): Promise<T> {
+  watchdog ??= startWatchdog();
+  const id = ++requestCount;
+  const deadline = Date.now() + REQUEST_TIMEOUT_MS + WATCHDOG_GRACE_MS;
+  watchdog.postMessage({ id, deadline, what });
+  try {
+    return await request();
+  } finally {
+    watchdog.postMessage({ id, done: true });
+  }
+}
+
+function startWatchdog(): Worker {
+  const source = `
+    const { parentPort } = require('node:worker_threads');
+    const { writeSync } = require('node:fs');
+    const pending = new Map();
+    let note = '';
+    parentPort.on('message', (m) => {
+      if (m.note !== undefined) note = m.note;
+      else if (m.done) pending.delete(m.id);
+      else pending.set(m.id, m);
+    });
+    setInterval(() => {
+      for (const m of pending.values()) {
+        if (Date.now() < m.deadline) continue;
+        const line = '[hostile] A hang: no answer to ' + m.what + (note && ' in ' + note);
+        writeSync(2, line + ', and the event loop is blocked; killing the test process.' + String.fromCharCode(10));
+        process.kill(process.pid, 'SIGKILL');
+      }
+    }, 500).unref();`;
+  // No inherited execArgv: a loader hook (tsx) would make the thread wait on this one to start.
+  const worker = new Worker(source, { eval: true, execArgv: [] });
+  worker.unref();
+  return worker;
+}
+
 /** fetch under a deadline: a request the server does not answer in time fails the test. */
 export async function send(url: string, init: SendInit = {}): Promise<Answer> {
   const what = `${init.method ?? 'GET'} ${url.slice(0, 200)}`;
+  return watched(what, () => sendUnwatched(url, init, what));
+}
+
+async function sendUnwatched(url: string, init: SendInit, what: string): Promise<Answer> {
   try {
     const response = await fetch(url, {
       method: init.method ?? 'GET',
@@ -55,6 +107,15 @@ export function sendRaw(
   init: SendInit & { headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   const what = `${init.method ?? 'GET'} ${path.slice(0, 200)}`;
+  return watched(what, () => sendRawUnwatched(origin, path, init, what));
+}
+
+function sendRawUnwatched(
+  origin: string,
+  path: string,
+  init: SendInit,
+  what: string,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       origin,
@@ -167,6 +228,8 @@ export async function tryInputs<T>(
   runs: number,
 ): Promise<Tally> {
   const seed = envSeed ?? Math.floor(Math.random() * 0x7fffffff);
+  // Should a hang kill the process, the watchdog names the property and its seed.
+  (watchdog ??= startWatchdog()).postMessage({ note: `${label}, FC_SEED=${seed}` });
   const tally = new Tally();
   let tried = 0;
   try {
@@ -178,6 +241,7 @@ export async function tryInputs<T>(
       { numRuns: envRuns ?? runs, seed },
     );
   } finally {
+    watchdog.postMessage({ note: '' });
     console.log(`[hostile] ${label}: ${tried} inputs tried (${tally}); FC_SEED=${seed}`);
   }
   return tally;
