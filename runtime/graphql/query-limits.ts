@@ -69,18 +69,44 @@ export function measureQuery(
       else {
         const name = selection.name.value;
         const fragment = fragments.get(name);
-        if (fragment && !seen.has(name))
-          cost += measure(fragment.selectionSet, depth, new Set([...seen, name]));
+        if (fragment && !seen.has(name)) cost += spread(fragment, depth, seen);
       }
     }
     return cost;
+  };
+  // A fragment is measured once per depth, then reused: a document whose fragments each spread
+  // the next one twice stands for 2^n fields, and walking them all would never end.
+  const measured = new Map<string, { cost: number; searches: number; deepest: number }>();
+  const spread = (
+    fragment: FragmentDefinitionNode,
+    depth: number,
+    seen: ReadonlySet<string>,
+  ): number => {
+    const name = fragment.name.value;
+    const key = `${depth} ${name}`;
+    let found = measured.get(key);
+    if (!found) {
+      const outer = { searches, deepest };
+      searches = 0;
+      deepest = 0;
+      const cost = measure(fragment.selectionSet, depth, new Set([...seen, name]));
+      found = { cost, searches, deepest };
+      measured.set(key, found);
+      ({ searches, deepest } = outer);
+    }
+    searches += found.searches;
+    deepest = Math.max(deepest, found.deepest);
+    return found.cost;
   };
   const fieldCost = (field: FieldNode, depth: number, seen: ReadonlySet<string>): number => {
     const children = field.selectionSet ? measure(field.selectionSet, depth + 1, seen) : 0;
     if (!SEARCH_FIELD.test(field.name.value)) return 1 + children;
     searches++;
     const count = pageSize(field, variables, limits);
-    if (count > limits.maxPageSize) {
+    // A negative page would make the cost negative, paying for the rest of the query.
+    if (count < 0) {
+      errors.push(limitError(`${field.name.value}: _count ${count} must be 0 or more`, field));
+    } else if (count > limits.maxPageSize) {
       errors.push(
         limitError(
           `${field.name.value}: _count ${count} is over the maximum page size of ${limits.maxPageSize}`,

@@ -371,6 +371,13 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
 
   const nest = (depth: number, open: string, inner: string, close: string) =>
     open.repeat(depth) + inner + close.repeat(depth);
+  const fragmentBomb = (levels: number) =>
+    '{ PatientList { ...F0 } }\n' +
+    Array.from({ length: levels }, (_, i) =>
+      i < levels - 1
+        ? `fragment F${i} on Patient { id ...F${i + 1} ...F${i + 1} }`
+        : `fragment F${i} on Patient { id }`,
+    ).join('\n');
   const aliases = (count: number, field: string) =>
     `{ ${Array.from({ length: count }, (_, i) => `a${i}: ${field}`).join(' ')} }`;
   it.each([
@@ -387,6 +394,11 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
     [
       'a three-fragment cycle',
       '{ PatientList { ...A } } fragment A on Patient { ...B } fragment B on Patient { ...C } fragment C on Patient { id ...A }',
+    ],
+    ['fragments doubling 40 times (2^40 fields)', fragmentBomb(40)],
+    [
+      'a negative _count (which would make the cost negative)',
+      `{ a: PatientList(_count: -1000000) { id } ${aliases(500, '__typename').slice(1, -1)} }`,
     ],
     ['a 5 MB query of one character', 'x'.repeat(5_000_000)],
     ['an unterminated 5 MB string', `{ PatientList(name: "${'x'.repeat(5_000_000)}) { id } }`],
@@ -420,6 +432,12 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
       'a byte order mark first',
       '\ufeff{ __typename }',
       (data: any) => expect(data).toEqual({ __typename: 'Query' }),
+    ],
+    // A page of none: the 2^40 fields would each run once per resource, and there are none.
+    [
+      'fragments doubling 40 times under _count: 0',
+      fragmentBomb(40).replace('PatientList {', 'PatientList(_count: 0) {'),
+      (data: any) => expect(data.PatientList).toEqual([]),
     ],
   ])('%s: answered with data', async (_name, query, check) => {
     const answer = await graphql({ query });
