@@ -3,7 +3,15 @@
  * running a simple one. Clients send the same query texts again and again (values travel in
  * variables), so prepared queries are kept per schema, the least recently used dropped first.
  */
-import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  Lexer,
+  Source,
+  TokenKind,
+  parse,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
 import { prepareFhirQuery, type PreparedQuery } from './fhir-query.js';
 
 const CAPACITY = 500;
@@ -19,9 +27,35 @@ export function prepareCached(schema: GraphQLSchema, text: string): PreparedQuer
     cache.set(text, hit);
     return hit;
   }
+  checkNesting(text);
   const document: DocumentNode = parse(text);
   const prepared = prepareFhirQuery(schema, document);
   cache.set(text, prepared);
   if (cache.size > CAPACITY) cache.delete(cache.keys().next().value!);
   return prepared;
 }
+
+/**
+ * graphql-js parses recursively: some thousands of nested braces, brackets or parentheses
+ * overflow the stack (a 500). Counted on the tokens first, far past anything a query needs (the
+ * depth limit allows 15 levels of selections; FHIR resources as literals nest a few dozen).
+ */
+export const MAX_NESTING = 500;
+
+function checkNesting(text: string): void {
+  const source = new Source(text);
+  const lexer = new Lexer(source);
+  let depth = 0;
+  for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+    if (OPENING.has(token.kind) && ++depth > MAX_NESTING) {
+      throw new GraphQLError(
+        `The query nests braces, brackets and parentheses more than ${MAX_NESTING} deep`,
+        { source, positions: [token.start] },
+      );
+    }
+    if (CLOSING.has(token.kind)) depth--;
+  }
+}
+
+const OPENING = new Set<string>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
+const CLOSING = new Set<string>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);

@@ -385,6 +385,21 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
       'selections 16 deep (one past the depth limit)',
       `{ Patient(id: "sentinel") ${nest(15, '{ contained { ... on Patient ', '{ id }', '} }')} }`,
     ],
+    ['selections 5000 deep', `{ ${nest(5000, 'a { ', 'b', ' }')} }`],
+    ['selections 100000 deep', `{ ${nest(100_000, 'a { ', 'b', ' }')} }`],
+    [
+      'inline fragments 5000 deep',
+      `{ PatientList { ${nest(5000, '... on Patient { ', 'id', ' }')} } }`,
+    ],
+    [
+      'a list value 490 deep (under the nesting limit: a validation error)',
+      `{ PatientList(name: ${nest(490, '[', '"x"', ']')}) { id } }`,
+    ],
+    ['a list value 100000 deep', `{ PatientList(name: ${nest(100_000, '[', '"x"', ']')}) { id } }`],
+    [
+      'an object value 100000 deep',
+      `{ PatientList(name: ${nest(100_000, '{a: ', '1', '}')}) { id } }`,
+    ],
     ['200000 aliases (past the cost limit)', aliases(200_000, '__typename')],
     [
       'fragments A → B → A',
