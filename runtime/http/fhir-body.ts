@@ -4,8 +4,37 @@ import { fhirError } from './fhir-error.js';
 
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 
+/**
+ * JSON nested deeper than this is refused: JSON.parse copes with any depth, but the code that
+ * walks a body afterwards (GraphQL's variable coercion, JSON.stringify) recurses and overflows
+ * the stack some thousands of levels down. A FHIR resource is valid to 100 object levels.
+ */
+export const MAX_JSON_NESTING = 500;
+
 /** Parses JSON bodies (also `application/fhir+json`) and forms up to the limit; other types stay unparsed. */
 export function jsonBodyParser(limit: number): Middleware {
+  const parse = jsonAndFormParser(limit);
+  return (ctx, next) =>
+    parse(ctx, () => {
+      checkJsonNesting((ctx.request as { body?: unknown }).body, 'The request body');
+      return next();
+    });
+}
+
+/** 400 when `value` (parsed JSON) nests objects and arrays more than MAX_JSON_NESTING deep. */
+export function checkJsonNesting(value: unknown, what: string): void {
+  // A stack rather than recursion: the point is to survive any depth.
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > MAX_JSON_NESTING)
+      throw fhirError(400, 'structure', `${what} nests more than ${MAX_JSON_NESTING} levels deep`);
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+}
+
+function jsonAndFormParser(limit: number): Middleware {
   return bodyParser({
     enableTypes: ['json', 'form', 'text'],
     // extendTypes replaces the defaults, so application/json is named again.

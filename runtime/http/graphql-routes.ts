@@ -27,6 +27,7 @@ import { measureQuery, type QueryLimits } from '../graphql/query-limits.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createStoreDataSource, graphqlError } from '../graphql/store-data-source.js';
 import type { ResourceStore } from '../store/resource-store.js';
+import { checkJsonNesting } from './fhir-body.js';
 import { fhirError, type OperationOutcome } from './fhir-error.js';
 import { FHIR_BASE } from './fhir-routes.js';
 import { accessOf, authorize, projectOf } from './require-token.js';
@@ -160,6 +161,11 @@ function request(query: unknown, variables: unknown, operationName: unknown): Gr
       parsedVariables = JSON.parse(variables);
     } catch {
       throw badRequest('variables is not valid JSON');
+    }
+    try {
+      checkJsonNesting(parsedVariables, 'variables');
+    } catch (error) {
+      throw badRequest((error as Error).message);
     }
   }
   if (

@@ -461,6 +461,52 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
     check(answer.body.data);
   });
 
+  const deepVariable = nest(100_000, '[', '', ']');
+  it('variables 490 deep (under the JSON nesting limit) are read; unused, they change nothing', async () => {
+    const answer = await graphql(
+      `{"query":"{ __typename }","variables":{"a":${nest(490, '[', '', ']')}}}`,
+    );
+    expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+    expect(answer.body).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('a Patient input 240 extensions deep (under the JSON nesting limit): a field error, nothing stored', async () => {
+    const versions = await storedVersions(server);
+    const extensions = nest(
+      240,
+      '{"url":"http://x","extension":[',
+      '{"url":"http://x","valueString":"x"}',
+      ']}',
+    );
+    const answer = await graphql(
+      `{"query":"mutation($r: Patient_Input!) { PatientCreate(res: $r) { id } }","variables":{"r":{"resourceType":"Patient","extension":[${extensions}]}}}`,
+    );
+    expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+    expectGraphQLErrors(answer);
+    expect(answer.body.errors[0].message).toMatch(/nested too deeply/);
+    await expectNothingStored(versions);
+  });
+
+  it.each([
+    [
+      'variables nested 100000 deep',
+      `{"query":"{ __typename }","variables":{"a":${deepVariable}}}`,
+    ],
+    [
+      'a Patient input nested 100000 deep',
+      `{"query":"mutation($r: Patient_Input!) { PatientCreate(res: $r) { id } }","variables":{"r":{"resourceType":"Patient","extension":[${nest(100_000, '{"url":"http://x","extension":[', '', ']}')}]}}}`,
+    ],
+    ['a body that is not JSON', '{"query":'],
+    ['a JSON body that is a string', '"{ __typename }"'],
+  ])('%s: 400, in time, nothing stored', async (_name, body) => {
+    const versions = await storedVersions(server);
+    const answer = await graphql(body);
+    expect(answer.status, answer.text.slice(0, 300)).toBe(400);
+    if (answer.contentType.startsWith('application/fhir+json')) expectOutcome(answer, [400]);
+    else expectGraphQLRefusal(answer);
+    await expectNothingStored(versions);
+  });
+
   it('a mutation over GET, and a body of another media type, are refused with an OperationOutcome', async () => {
     const headers = { Authorization: `Bearer ${server.project.token}` };
     const query = encodeURIComponent('mutation { PatientDelete(id: "sentinel") { id } }');
