@@ -117,7 +117,7 @@ export function encodeCursor(offset: number): string {
 function cursorOffset(cursor: string): number {
   try {
     const { o } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o: unknown };
-    if (Number.isInteger(o) && (o as number) >= 0) return o as number;
+    if (Number.isSafeInteger(o) && (o as number) >= 0) return o as number;
   } catch {
     // fall through to the error below
   }

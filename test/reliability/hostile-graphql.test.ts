@@ -515,4 +515,20 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
     const still = await server.fhir('/Patient/sentinel');
     expect(still.status).toBe(200);
   });
+
+  it('negative _offset and broken cursors are field errors, not internal ones', async () => {
+    const cursor = (offset: unknown) =>
+      Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+    for (const query of [
+      '{ PatientList(_offset: -1) { id } }',
+      `{ PatientConnection(_cursor: "${cursor(1e300)}") { count } }`,
+      `{ PatientConnection(_cursor: "${cursor(-5)}") { count } }`,
+      '{ PatientConnection(_cursor: "not a cursor") { count } }',
+      '{ PatientConnection(_cursor: "") { count } }',
+    ]) {
+      const answer = await graphql({ query });
+      expect([200, 400], `${query}: ${answer.text.slice(0, 300)}`).toContain(answer.status);
+      expectGraphQLErrors(answer);
+    }
+  });
 });

@@ -117,6 +117,8 @@ function searchRequest(resourceType: string, args: Args): SearchRequest {
   const searchArgs = Object.fromEntries(
     Object.entries(args).filter(([name]) => !PAGING_ARGUMENTS.has(name)),
   );
+  if (typeof args._offset === 'number' && args._offset < 0)
+    throw new GraphQLError(`_offset: ${args._offset} must be 0 or more`);
   try {
     return {
       criteria: parseSearchArguments(
