@@ -1,13 +1,14 @@
 /**
- * npm run bench:bots — `$execute` over HTTP on PGlite and PostgreSQL, the load sent from a separate
- * process (bench/load-client.ts): an echo bot for each content type, an HL7
- * bot answering buildAck(), and a bot reading one Patient through `fhir`; p50, p99 and executions
- * per second at concurrency 1 and 16, the first execution after the bot is saved (cold), and a
- * trivial Koa handler on the same machine (the floor).
+ * npm run bench:bots — `$execute` over HTTP on PGlite and PostgreSQL, the server running as
+ * `npm start` runs it in its own process (bench/bench-server.ts) and the load sent from another
+ * (bench/load-client.ts): an echo bot for each content type, an HL7 bot answering buildAck(),
+ * and a bot reading one Patient through `fhir`; p50, p99 and executions per second at
+ * concurrency 1 and 16, the first execution after the bot is saved (cold), and a trivial Koa
+ * handler on the same machine (the floor).
  */
 import { readFileSync } from 'node:fs';
 import { availableEngines } from '../test/support/test-databases.js';
-import { startTestServer, type TestServer } from '../test/support/test-server.js';
+import { startBenchServer, type BenchServer } from './bench-server.js';
 import { LoadClient } from './load-client.js';
 import { startFloor } from './measure.js';
 
@@ -17,7 +18,7 @@ const HL7 = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8');
 const load = new LoadClient();
 const floor = await startFloor();
 for (const engine of await availableEngines()) {
-  const server = await startTestServer(engine);
+  const server = await startBenchServer(engine);
   try {
     await run(engine, server);
   } finally {
@@ -30,7 +31,7 @@ console.log(
 floor.close();
 load.close();
 
-async function run(engine: string, server: TestServer): Promise<void> {
+async function run(engine: string, server: BenchServer): Promise<void> {
   const patient = await (
     await server.fhir('/Patient', {
       method: 'POST',
@@ -80,11 +81,7 @@ async function run(engine: string, server: TestServer): Promise<void> {
     for (const [name, code, contentType, body] of cases) {
       const id = await createBot(server, code);
       const coldStart = performance.now();
-      const cold = await server.fhir(`/Bot/${id}/$execute`, {
-        method: 'POST',
-        body,
-        headers: { 'Content-Type': contentType },
-      });
+      const cold = await server.fhir(`/Bot/${id}/$execute`, { method: 'POST', body, contentType });
       if (cold.status !== 200) throw new Error(`execute failed: ${cold.status}`);
       await cold.arrayBuffer();
       const coldMs = performance.now() - coldStart;
@@ -96,7 +93,7 @@ async function run(engine: string, server: TestServer): Promise<void> {
             path: `/fhir/R4/Bot/${id}/$execute`,
             headers: {
               'Content-Type': contentType,
-              Authorization: `Bearer ${server.project.token}`,
+              Authorization: `Bearer ${server.token}`,
             },
             body,
           },
@@ -111,7 +108,7 @@ async function run(engine: string, server: TestServer): Promise<void> {
   }
 }
 
-async function createBot(server: TestServer, code: string): Promise<string> {
+async function createBot(server: BenchServer, code: string): Promise<string> {
   const response = await server.fhir('/Bot', {
     method: 'POST',
     body: { resourceType: 'Bot', code },

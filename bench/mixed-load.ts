@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { availableEngines, createTestDatabase } from '../test/support/test-databases.js';
 import { QUERIES, pick, type Ids } from './graphql-query-set.js';
+import { clientToken } from './bench-server.js';
 import { percentile } from './measure.js';
 import {
   loggedErrors,
@@ -145,7 +146,7 @@ interface Target {
 
 async function seed(servers: ServerProcess[]): Promise<Target> {
   const [first] = servers;
-  const root = await token(first.url, ROOT.id, ROOT.secret);
+  const root = await clientToken(first.url, ROOT.id, ROOT.secret);
   const project = await expectOk(
     await fetch(`${first.url}/admin/projects`, {
       method: 'POST',
@@ -156,7 +157,7 @@ async function seed(servers: ServerProcess[]): Promise<Target> {
   const { clientId, clientSecret } = JSON.parse(project);
   const headers = {
     'Content-Type': 'application/fhir+json',
-    Authorization: `Bearer ${await token(first.url, clientId, clientSecret)}`,
+    Authorization: `Bearer ${await clientToken(first.url, clientId, clientSecret)}`,
   };
   const base = `${first.url}/fhir/R4`;
   const post = async (path: string, body: unknown) =>
@@ -405,16 +406,6 @@ function reportMemory(
       );
   });
   return ok;
-}
-
-async function token(url: string, clientId: string, clientSecret: string): Promise<string> {
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: clientId,
-    client_secret: clientSecret,
-  });
-  const response = await fetch(`${url}/oauth2/token`, { method: 'POST', body: form });
-  return JSON.parse(await expectOk(response)).access_token;
 }
 
 // Last, once every constant above is defined.
