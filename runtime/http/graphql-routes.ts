@@ -98,6 +98,10 @@ export function graphqlRoutes({
         : errors && result.data === undefined
           ? 400
           : 200;
+      // No data at all: the request failed before execution (its variables do not fit their
+      // types, no operation has its name), which the contract answers as it does a query that
+      // does not validate: no `data`.
+      if (errors && result.data === undefined) return { status, body: { errors } };
       return { status, body: { ...(errors ? { errors } : {}), data: result.data ?? null } };
     };
     if (isIntrospectionOnly(document, request.operationName)) {

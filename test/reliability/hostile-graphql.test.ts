@@ -462,6 +462,39 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
   });
 
   const deepVariable = nest(100_000, '[', '', ']');
+  it.each([
+    [
+      'a variable of the wrong type',
+      { query: 'query($n: Int) { PatientList(_count: $n) { id } }', variables: { n: 'many' } },
+    ],
+    [
+      'a required variable missing',
+      { query: 'query($id: ID!) { Patient(id: $id) { id } }', variables: {} },
+    ],
+    [
+      'an Int past 32 bits',
+      { query: 'query($n: Int) { PatientList(_count: $n) { id } }', variables: { n: 2 ** 40 } },
+    ],
+    ['variables as a list', { query: '{ __typename }', variables: [1] }],
+    ['variables as a number', { query: '{ __typename }', variables: 5 }],
+    ['variables as broken JSON text', { query: '{ __typename }', variables: '{"a":' }],
+    ['an unknown operation name', { query: 'query A { __typename }', operationName: 'B' }],
+    ['an operation name that is an object', { query: '{ __typename }', operationName: { a: 1 } }],
+    ['a query that is a number', { query: 5 }],
+    ['no query', {}],
+    [
+      'a Patient input of the wrong shape',
+      {
+        query: 'mutation($r: Patient_Input!) { PatientCreate(res: $r) { id } }',
+        variables: { r: { name: 'x' } },
+      },
+    ],
+  ])('%s: 400 with errors', async (_name, body) => {
+    const versions = await storedVersions(server);
+    expectGraphQLRefusal(await graphql(body));
+    await expectNothingStored(versions);
+  });
+
   it('variables 490 deep (under the JSON nesting limit) are read; unused, they change nothing', async () => {
     const answer = await graphql(
       `{"query":"{ __typename }","variables":{"a":${nest(490, '[', '', ']')}}}`,
