@@ -88,11 +88,15 @@ function hl7Body(request: { body?: unknown }): string {
   return text;
 }
 
-/** An object of strings: the first value of each key (repeated keys keep the first). */
+/**
+ * An object of strings: the first value of each key (repeated keys keep the first). Every key
+ * is the client's own, `__proto__`, `constructor` and `toString` too: `key in {}` would take them
+ * for present, and assigning `__proto__` would set no property at all.
+ */
 function firstValues(params: URLSearchParams, ignored: readonly string[]): Record<string, string> {
-  const values: Record<string, string> = {};
+  const first = new Map<string, string>();
   for (const [key, value] of params) {
-    if (!ignored.includes(key) && !(key in values)) values[key] = value;
+    if (!ignored.includes(key) && !first.has(key)) first.set(key, value);
   }
-  return values;
+  return Object.fromEntries(first);
 }
