@@ -14,7 +14,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { AuditLog } from './audit-log.js';
 import { createBotHost } from './bot-host.js';
-import type { BotInput } from './bot-input.js';
+import { HL7_V2_ER7, type BotInput } from './bot-input.js';
 import type { SandboxPool, SandboxResult } from './sandbox-pool.js';
 
 export interface BotLimits {
@@ -61,8 +61,11 @@ const LAZY_HL7 = `(() => {
 })();`;
 /** tsx (npm run dev) compiles classes with calls to an `__name` helper; the isolate needs one too. */
 const NAME_SHIM = 'var __name = (target) => target;';
-/** Parses the input text into an Hl7Message inside the sandbox before the handler sees it. */
-const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.input && typeof event.input.__hl7 === 'string' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event);`;
+/**
+ * Parses the input text into an Hl7Message inside the sandbox before the handler sees it. Only
+ * for an HL7 body: a JSON object or a form with an `__hl7` key is the client's data, not HL7.
+ */
+const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event);`;
 
 /** One array, always the same: sandbox workers prepare isolates ahead for it. */
 const PRELUDES: readonly string[] = [NAME_SHIM, LAZY_HL7, HL7_EVENT];

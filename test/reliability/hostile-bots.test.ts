@@ -180,6 +180,7 @@ describe.each(await availableEngines())('hostile input to bots on %s', (engine) 
       'constructor',
       'prototype',
       'toString',
+      '__hl7',
       'é𝄞',
       '\u0000',
     );
@@ -242,6 +243,7 @@ describe.each(await availableEngines())('hostile input to bots on %s', (engine) 
         'toString',
         'hasOwnProperty',
         'valueOf',
+        '__hl7',
         'identifier',
       ),
       fc.string({ unit: 'binary', maxLength: 6 }),
@@ -308,6 +310,18 @@ describe.each(await availableEngines())('hostile input to bots on %s', (engine) 
   });
 
   it.each([
+    [
+      'a JSON object with __hl7',
+      '{"__hl7":"MSH|^~\\\\&|A|B"}',
+      'application/json',
+      { __hl7: 'MSH|^~\\&|A|B' },
+    ],
+    [
+      'a form with __hl7',
+      '__hl7=garbage',
+      'application/x-www-form-urlencoded',
+      { __hl7: 'garbage' },
+    ],
     [
       'a form with __proto__ and toString',
       '__proto__=x&toString=y&a=1&a=2',
