@@ -11,11 +11,40 @@ const patternCache = new Map<string, RegExp>();
 export function compilePattern(pattern: string): RegExp {
   let regex = patternCache.get(pattern);
   if (regex === undefined) {
-    regex = new RegExp(`^(?:${pattern})$`);
+    regex = new RegExp(`^(?:${xsdWhitespace(pattern)})$`);
     patternCache.set(pattern, regex);
   }
   return regex;
 }
+
+/**
+ * HL7's patterns are XML Schema regexes, where `\s` is only space, tab, CR and LF. JavaScript's
+ * `\s` also takes U+00A0, U+3000, U+2028, U+FEFF and more, so string's `[ \r\n\t\S]+` refused
+ * "Yama\u3000da" (an ideographic space); here `\s` and `\S` mean what the spec means.
+ * @see https://www.w3.org/TR/xmlschema-2/#charcter-classes
+ */
+function xsdWhitespace(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      const next = pattern[++i];
+      if (next === 's') out += inClass ? XSD_SPACE : `[${XSD_SPACE}]`;
+      else if (next === 'S') out += inClass ? XSD_NOT_SPACE : `[${XSD_NOT_SPACE}]`;
+      else out += c + next;
+    } else {
+      if (c === '[') inClass = true;
+      else if (c === ']') inClass = false;
+      out += c;
+    }
+  }
+  return out;
+}
+
+const XSD_SPACE = ' \\t\\n\\r';
+/** Every UTF-16 unit but those four (patterns compile without the `u` flag). */
+const XSD_NOT_SPACE = '\\0-\\x08\\x0B\\x0C\\x0E-\\x1F\\x21-\\uFFFF';
 
 /**
  * Linear-time equivalent of HL7's base64Binary regex `(\s*([0-9a-zA-Z\+/=]){4}\s*)+`, whose

@@ -10,11 +10,15 @@ import fc from 'fast-check';
 
 export type Json = Record<string, unknown>;
 
-/** Text valid as a FHIR string: letters, digits, punctuation, non-Latin scripts, inner spaces. */
+/**
+ * Text valid as a FHIR string: letters, digits, punctuation, non-Latin scripts, inner spaces —
+ * ideographic and no-break ones too (string's pattern is an XML Schema regex, where `\S` is all
+ * but space, tab, CR and LF).
+ */
 const text = fc
   .tuple(
     fc.constantFrom(...'AbcXyz09éß中😀'),
-    fc.string({ unit: fc.constantFrom(..."abc XYZ-.,'é中😀0"), maxLength: 20 }),
+    fc.string({ unit: fc.constantFrom(..."abc XYZ-.,'é中😀0\u00a0\u3000"), maxLength: 20 }),
   )
   .map(([first, rest]) => first + rest);
 

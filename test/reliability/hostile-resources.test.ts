@@ -192,6 +192,24 @@ describe.each(await availableEngines())('hostile resources over REST on %s', (en
     expect(tally.count('refused 400')).toBeGreaterThan(0);
   });
 
+  it.each([
+    ['a no-break space', '\u00a0'],
+    ['an ideographic space', '\u3000'],
+    ['a line separator', '\u2028'],
+    ['a zero-width no-break space', '\ufeff'],
+    ['a vertical tab', '\u000b'],
+  ])('a name holding %s is valid FHIR: stored as sent', async (_name, space) => {
+    const versions = await storedVersions(server);
+    const patient = { resourceType: 'Patient', name: [{ family: `Yama${space}da` }] };
+    const answer = await write('POST', '/Patient', JSON.stringify(patient));
+    expect(answer.status, answer.text.slice(0, 300)).toBe(201);
+    expect(asSent(await readBack('Patient', answer.body.id))).toEqual({
+      ...patient,
+      id: answer.body.id,
+    });
+    expect(await storedVersions(server)).toBe(versions + 1);
+  });
+
   const nested = (depth: number) =>
     `{"resourceType":"Patient","extension":[${'{"url":"http://x","extension":['.repeat(depth)}${']}'.repeat(depth)}]}`;
   it.each([
