@@ -144,7 +144,7 @@ function auditEvent(
     period: { start: started.toISOString(), end: ended.toISOString() },
     recorded: ended.toISOString(),
     outcome,
-    outcomeDesc: result.status === 'error' ? result.message : result.status,
+    outcomeDesc: result.status === 'error' ? storable(result.message) : result.status,
     agent: [
       {
         type: { text: 'client' },
@@ -160,9 +160,20 @@ function auditEvent(
           detail('status', result.status),
           detail('duration-ms', String(Math.round(result.durationMs))),
           detail('trace-id', traceId),
-          ...(result.console ? [detail('console', result.console.slice(-CONSOLE_TAIL))] : []),
+          ...(result.console
+            ? [detail('console', storable(result.console.slice(-CONSOLE_TAIL)))]
+            : []),
         ],
       },
     ],
   };
+}
+
+/**
+ * Text from a bot as a FHIR string can hold it: U+0000 and unpaired surrogates (an error message
+ * with them, a console tail cut inside a pair) become U+FFFD, and nothing becomes a space —
+ * else the AuditEvent, and every other one written with it, is refused.
+ */
+function storable(text: string): string {
+  return text.replace(/\u0000|\p{Cs}/gu, '\uFFFD') || ' ';
 }

@@ -340,6 +340,45 @@ describe.each(await availableEngines())('hostile input to bots on %s', (engine) 
     },
   );
 
+  it('whatever a bot throws or logs (U+0000, unpaired surrogates, nothing), its run is audited', async () => {
+    const response = await server.fhir('/Bot', {
+      method: 'POST',
+      body: {
+        resourceType: 'Bot',
+        name: 'thrower',
+        code: 'export async function handler(fhir, event) { const { log, message } = JSON.parse(event.input); console.log(log); throw new Error(message); }',
+      },
+    });
+    const thrower = (await response.json()).id;
+    const text = fc.oneof(
+      fc.constantFrom('', '\u0000', 'a\ud800b', '\udc00', `${'x'.repeat(8191)}😀`, ' '),
+      fc.string({ unit: 'binary', maxLength: 30 }),
+      fc.string({ unit: fc.constantFrom('\ud800', '\udfff', '\u0000', 'a', '😀'), maxLength: 10 }),
+    );
+    const tally = await tryInputs(
+      `bots throwing and logging hostile text (${engine})`,
+      fc.record({ log: text, message: text }),
+      async (input, tally) => {
+        const before = await audits();
+        const answer = await send(`${server.base}/Bot/${thrower}/$execute`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${server.project.token}`,
+            'Content-Type': 'text/plain',
+          },
+          // JSON escapes keep unpaired surrogates intact on the way in.
+          body: JSON.stringify(input),
+        });
+        expectOutcome(answer, [400]);
+        expect(answer.body.issue[0].code).toBe('processing');
+        expect(await audits()).toBe(before + 1);
+        tally.add('audited');
+      },
+      60,
+    );
+    expect(tally.count('audited')).toBeGreaterThan(0);
+  });
+
   it.each([
     ['HL7 not starting with MSH', 'PID|1||x', HL7, 400],
     ['empty HL7', '', HL7, 400],
