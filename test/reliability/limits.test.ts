@@ -151,6 +151,21 @@ const LIMITS: readonly Limit[] = [
     testedIn: 'here',
   },
   {
+    limit: 'JSON nesting',
+    setting: 'MAX_JSON_NESTING in runtime/http/fhir-body.ts (objects and arrays)',
+    default: '500 levels',
+    past: '400 structure',
+    testedIn: 'here',
+  },
+  {
+    limit: 'GraphQL nesting',
+    setting:
+      'MAX_NESTING in runtime/graphql/prepared-query-cache.ts (braces, brackets, parentheses)',
+    default: '500 levels',
+    past: '400 with errors, before parsing',
+    testedIn: 'here',
+  },
+  {
     limit: 'admin names',
     setting: 'secret name; project name, client name and scope',
     default: '100; 1000 characters',
@@ -231,6 +246,53 @@ describe('limits enforced before the store', () => {
       body,
       headers: { 'Content-Type': contentType },
     });
+
+  /** `levels` arrays, one inside the other. */
+  const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+
+  describe(limit('JSON nesting'), () => {
+    // The body is level 1 and `variables` level 2: the arrays take the levels from 3 on.
+    const body = (levels: number) =>
+      `{"query":"{ __typename }","variables":{"unused":${nested(levels - 2)}}}`;
+    const sendJson = (levels: number) =>
+      server.fhir('/$graphql', {
+        method: 'POST',
+        body: body(levels),
+        headers: { 'Content-Type': 'application/json' },
+      });
+    it('at the limit: read', async () => {
+      const response = await sendJson(500);
+      expect(response.status).toBe(200);
+      expect((await response.json()).data).toEqual({ __typename: 'Query' });
+    });
+    it('one past: 400', async () => {
+      const response = await sendJson(501);
+      expect(response.status).toBe(400);
+      expect((await response.json()).issue[0].diagnostics).toMatch(/more than 500 levels/);
+    });
+  });
+
+  describe(limit('GraphQL nesting'), () => {
+    // `{` and `(` are two levels; the list value takes the rest.
+    const query = (levels: number) => `{ PatientList(name: ${nested(levels - 2)}) { id } }`;
+    const send = (levels: number) =>
+      server.fhir('/$graphql', {
+        method: 'POST',
+        body: query(levels),
+        headers: { 'Content-Type': 'application/graphql' },
+      });
+    it('at the limit: parsed (then refused by validation, not for its nesting)', async () => {
+      const response = await send(500);
+      const { errors } = await response.json();
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors[0].message).not.toMatch(/nests/);
+    });
+    it('one past: 400 before parsing', async () => {
+      const response = await send(501);
+      expect(response.status).toBe(400);
+      expect((await response.json()).errors[0].message).toMatch(/more than 500 deep/);
+    });
+  });
 
   describe(limit('request body'), () => {
     /** `text` and spaces after it, `bytes` long: JSON and GraphQL allow the spaces. */
