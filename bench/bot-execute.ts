@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { LoadClient } from './load-client.js';
-import { startFloor } from './measure.js';
+import { measureFloor, startFloor } from './measure.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
 const HL7 = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8');
@@ -69,14 +69,12 @@ async function run(engine: string, server: BenchServer): Promise<void> {
     ],
   ];
   for (const concurrency of [1, 16]) {
-    const base = await load.measure({
-      url: floor.url,
-      requests: [{ method: 'GET', path: '/' }],
-      count: REQUESTS,
+    const base = await measureFloor(
+      load,
+      floor,
+      REQUESTS,
       concurrency,
-    });
-    console.log(
-      `${engine} c=${concurrency} floor (trivial Koa)              p50 ${base.p50.toFixed(2)} ms  p99 ${base.p99.toFixed(2)} ms  ${base.rps.toFixed(0)} req/s`,
+      `${engine} c=${concurrency}`,
     );
     for (const [name, code, contentType, body] of cases) {
       const id = await createBot(server, code);

@@ -9,7 +9,7 @@ import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { QUERIES, type Ids } from './graphql-query-set.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
-import { startFloor } from './measure.js';
+import { measureFloor, startFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -48,15 +48,7 @@ for (const engine of await availableEngines()) {
         concurrency: 4,
       });
     for (const concurrency of [1, 16]) {
-      const base = await client.measure({
-        url: floor.url,
-        requests: [{ method: 'GET', path: '/' }],
-        count: REQUESTS,
-        concurrency,
-      });
-      console.log(
-        `${engine} c=${concurrency} floor (trivial Koa)  p50 ${base.p50.toFixed(2)} ms  p99 ${base.p99.toFixed(2)} ms  ${base.rps.toFixed(0)} req/s`,
-      );
+      await measureFloor(client, floor, REQUESTS, concurrency, `${engine} c=${concurrency}`);
       for (const [name, query] of Object.entries(QUERIES)) {
         const result = await client.measure({
           url: server.url,

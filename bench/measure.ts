@@ -1,6 +1,7 @@
 /** Timing helpers shared by the HTTP benchmarks. */
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
+import type { LoadClient } from './load-client.js';
 
 export interface Figures {
   readonly p50: number;
@@ -34,6 +35,26 @@ export async function measure(
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** The floor's figures at `concurrency`, printed with `label` in front. */
+export async function measureFloor(
+  client: LoadClient,
+  floor: { url: string },
+  count: number,
+  concurrency: number,
+  label: string,
+): Promise<Figures> {
+  const figures = await client.measure({
+    url: floor.url,
+    requests: [{ method: 'GET', path: '/' }],
+    count,
+    concurrency,
+  });
+  console.log(
+    `${label} floor (trivial Koa)  p50 ${figures.p50.toFixed(2)} ms  p99 ${figures.p99.toFixed(2)} ms  ${figures.rps.toFixed(0)} req/s`,
+  );
+  return figures;
 }
 
 /** The floor: a trivial Koa handler on this machine, measured the same way. */

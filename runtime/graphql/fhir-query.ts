@@ -94,27 +94,19 @@ export async function executeFhirQuery(
   }
 }
 
-const trackingFieldResolver: GraphQLFieldResolver<unknown, unknown> = (
-  source,
-  args,
-  context,
-  info,
-) => {
-  const slicePath = sliceKeyPath(info.fieldNodes[0]);
-  if (slicePath !== undefined) return evaluateSliceKey(source, slicePath, info.parentType.name);
-  return containerTrackingResolver(source, args, context, info);
-};
+/** `resolve`, except for the computed slice keys of `@slice` (directives.ts). */
+function withSliceKeys(
+  resolve: GraphQLFieldResolver<unknown, unknown>,
+): GraphQLFieldResolver<unknown, unknown> {
+  return (source, args, context, info) => {
+    const slicePath = sliceKeyPath(info.fieldNodes[0]);
+    if (slicePath !== undefined) return evaluateSliceKey(source, slicePath, info.parentType.name);
+    return resolve(source, args, context, info);
+  };
+}
 
-const plainFieldResolver: GraphQLFieldResolver<unknown, unknown> = (
-  source,
-  args,
-  context,
-  info,
-) => {
-  const slicePath = sliceKeyPath(info.fieldNodes[0]);
-  if (slicePath !== undefined) return evaluateSliceKey(source, slicePath, info.parentType.name);
-  return defaultFieldResolver(source, args, context, info);
-};
+const trackingFieldResolver = withSliceKeys(containerTrackingResolver);
+const plainFieldResolver = withSliceKeys(defaultFieldResolver);
 
 function selectsField(document: DocumentNode, name: string): boolean {
   let found = false;
