@@ -7,17 +7,6 @@ import { UnsupportedSearchError } from '../store/search-sql-params.js';
 import { FhirError, fhirError } from './fhir-error.js';
 import { FHIR_JSON } from './fhir-body.js';
 
-/** Connection faults from pg (server down or restarting): the request may succeed later. */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  '57P01',
-  '57P03',
-  '08006',
-  '08001',
-]);
-
 /**
  * Text PostgreSQL cannot hold: U+0000 in a text value (22021) or a jsonb string (22P05). Only a
  * client puts it there — in an id, a search value, a client id, a name — and no stored value can
@@ -71,10 +60,11 @@ export function toFhirError(thrown: unknown): FhirError {
   // A search the store cannot answer (`_id:text`): the client asked for it; it is no fault here.
   if (thrown instanceof UnsupportedSearchError)
     return fhirError(400, 'not-supported', thrown.message);
-  const code = (thrown as { code?: string }).code;
-  if (thrown instanceof DatabaseUnavailableError || (code && UNAVAILABLE_CODES.has(code))) {
+  // Every engine error that means "out of reach" arrives as one (database.ts classifies them).
+  if (thrown instanceof DatabaseUnavailableError) {
     return fhirError(503, 'transient', 'The database is not available; try again shortly');
   }
+  const code = (thrown as { code?: string }).code;
   if (code === PROGRAM_LIMIT_EXCEEDED) {
     return fhirError(422, 'too-costly', 'A searchable value is too long for the search index');
   }
