@@ -2,6 +2,7 @@
  * One SQL dialect, two engines: embedded PostgreSQL (PGlite) in a data directory by default, or
  * a PostgreSQL server through `pg` when DATABASE_URL is set. Callers see only this interface.
  */
+import { createHash } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -9,7 +10,17 @@ export interface Queryable {
   query<R = Record<string, unknown>>(
     text: string,
     values?: readonly unknown[],
+    options?: QueryOptions,
   ): Promise<{ rows: R[] }>;
+}
+
+export interface QueryOptions {
+  /**
+   * The text is one of a small, fixed set the server runs again and again: PostgreSQL keeps it
+   * parsed and planned on each connection, so running it again skips both. Never for texts
+   * shaped by a client (searches): each would stay in every connection for good.
+   */
+  readonly prepared?: boolean;
 }
 
 export interface Database extends Queryable {
@@ -97,8 +108,14 @@ function openPostgres(url: string): Database {
   pool.on('error', () => {});
   return {
     engine: 'postgres',
-    query: async <R>(text: string, values?: readonly unknown[]) => ({
-      rows: (await reachable(pool.query(text, values as unknown[]))).rows as R[],
+    query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => ({
+      rows: (
+        await reachable(
+          options?.prepared
+            ? pool.query({ name: statementName(text), text, values: values as unknown[] })
+            : pool.query(text, values as unknown[]),
+        )
+      ).rows as R[],
     }),
     transaction: async (work) => {
       const client = await reachable(pool.connect());
@@ -132,4 +149,16 @@ function openPostgres(url: string): Database {
     },
     close: () => pool.end(),
   };
+}
+
+const statementNames = new Map<string, string>();
+
+/** A prepared statement's name, the same for the same text on every connection. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `graphir_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }

@@ -10,8 +10,9 @@ import type { FhirResource } from '../graphql/graphql-context.js';
 import { fhirError } from '../http/fhir-error.js';
 import { parseResource } from '../validation/validate-resource.js';
 import type { Database, Queryable } from './database.js';
+import { CurrentReads, type CurrentRow } from './current-reads.js';
 import { StatisticsKeeper } from './statistics.js';
-import { resourceKey, resourceKeysCondition } from './resource-keys.js';
+import { resourceKey } from './resource-keys.js';
 import { writeAll, type PreparedWrite } from './write-versions.js';
 
 /** About how many rows (resource, history, search index) one resource version writes. */
@@ -57,6 +58,7 @@ export interface StoredVersion {
 
 export class ResourceStore {
   readonly statistics: StatisticsKeeper;
+  private readonly currentReads: CurrentReads;
 
   /** `rules`: checks every write must pass inside its transaction (a Bot's identifier is unique in its project). */
   constructor(
@@ -64,6 +66,7 @@ export class ResourceStore {
     private readonly rules: readonly WriteRule[] = [],
   ) {
     this.statistics = new StatisticsKeeper(db);
+    this.currentReads = new CurrentReads(db);
   }
 
   /** The current version; 404 when unknown (also another project's), 410 when deleted. */
@@ -73,40 +76,31 @@ export class ResourceStore {
     id: string,
     tx: Queryable = this.db,
   ): Promise<FhirResource> {
-    const { rows } = await tx.query<{
-      deleted: boolean;
-      content: FhirResource | null;
-      version_id: string;
-    }>(
-      'SELECT deleted, content, version_id FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3',
-      [projectId, resourceType, id],
-    );
-    const row = rows[0];
+    const row =
+      tx === this.db
+        ? (await this.currentReads.read(projectId, [{ resourceType, id }])).get(
+            resourceKey(resourceType, id),
+          )
+        : await readInTransaction(tx, projectId, resourceType, id);
     if (!row) throw fhirError(404, 'not-found', `${resourceType}/${id} is not known`);
     if (row.deleted)
       throw fhirError(
         410,
         'deleted',
-        `${resourceType}/${id} was deleted (version ${row.version_id})`,
+        `${resourceType}/${id} was deleted (version ${row.versionId})`,
       );
     return row.content!;
   }
 
-  /** Current, non-deleted versions of several resources in one statement; missing ones are absent. */
+  /** Current, non-deleted versions of several resources; missing ones are absent. */
   async readMany(
     projectId: string,
     keys: readonly { resourceType: string; id: string }[],
   ): Promise<Map<string, FhirResource>> {
-    if (keys.length === 0) return new Map();
-    const values: unknown[] = [projectId];
-    const { rows } = await this.db.query<{ content: FhirResource }>(
-      `SELECT r.content FROM resource r
-        WHERE r.project_id = $1 AND ${resourceKeysCondition('r', keys, values)} AND r.deleted = false`,
-      values,
-    );
-    return new Map(
-      rows.map((row) => [resourceKey(row.content.resourceType, row.content.id!), row.content]),
-    );
+    const rows = await this.currentReads.read(projectId, keys);
+    const found = new Map<string, FhirResource>();
+    for (const [key, row] of rows) if (!row.deleted) found.set(key, row.content!);
+    return found;
   }
 
   /** Every version, newest first; 404 when the resource never existed. */
@@ -208,5 +202,29 @@ function prepare(operation: WriteOperation): PreparedWrite {
     operation,
     resourceType: expectedType,
     id: operation.kind === 'create' ? (operation.id ?? randomUUID()) : operation.id,
+  };
+}
+
+/** A read inside a transaction sees the transaction's own writes: it cannot share a statement. */
+async function readInTransaction(
+  tx: Queryable,
+  projectId: string,
+  resourceType: string,
+  id: string,
+): Promise<CurrentRow | undefined> {
+  const { rows } = await tx.query<{
+    deleted: boolean;
+    content: FhirResource | null;
+    version_id: string;
+  }>(
+    'SELECT deleted, content, version_id FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3',
+    [projectId, resourceType, id],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    deleted: row.deleted,
+    versionId: String(row.version_id),
+    ...(row.content ? { content: row.content } : {}),
   };
 }

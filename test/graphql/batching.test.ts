@@ -93,7 +93,7 @@ describe.each(await availableEngines())('SQL statements per GraphQL query on %s'
 /** The same database, counting every statement the server sends (the client-credentials ones too). */
 function counting(db: Database, count: () => void): Database {
   const wrap = (q: Queryable): Queryable => ({
-    query: (text, values) => (count(), q.query(text, values)),
+    query: (text, values, options) => (count(), q.query(text, values, options)),
   });
   return {
     ...db,
