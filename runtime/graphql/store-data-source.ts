@@ -132,6 +132,10 @@ function page(
   offset: number,
   count: number,
 ): SearchPage {
+  const first = { first: encodeCursor(0) };
+  // `_count: 0` asks for the total alone, as REST's `_count=0` does: pages of nothing have no
+  // previous, next or last one, and stepping by 0 would only ever lead back to this one.
+  if (count === 0) return { resources, total, offset, pageSize: 0, cursors: first };
   const last = total === 0 ? 0 : Math.floor((total - 1) / count) * count;
   return {
     resources,
@@ -139,7 +143,7 @@ function page(
     offset,
     pageSize: count,
     cursors: {
-      first: encodeCursor(0),
+      ...first,
       ...(offset > 0 ? { previous: encodeCursor(Math.max(0, offset - count)) } : {}),
       ...(offset + count < total ? { next: encodeCursor(offset + count) } : {}),
       last: encodeCursor(last),

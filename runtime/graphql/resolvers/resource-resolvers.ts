@@ -128,7 +128,8 @@ function searchRequest(resourceType: string, args: Args): SearchRequest {
       count: args._count as number | undefined,
       offset: args._offset as number | undefined,
       sort: args._sort === undefined ? undefined : String(args._sort),
-      cursor: args._cursor as string | undefined,
+      // A `$cursor` variable sent as null, as on a first page, means no cursor.
+      cursor: (args._cursor ?? undefined) as string | undefined,
     };
   } catch (error) {
     if (error instanceof SearchValueError)
