@@ -5,6 +5,7 @@
  */
 import { GraphQLError, type GraphQLFieldResolver } from 'graphql';
 import { loadSearchDefinition } from '../../../generated/search/index.js';
+import { fhirError } from '../../http/fhir-error.js';
 import {
   parseSearchArguments,
   type RawSearchArgument,
@@ -17,6 +18,7 @@ import type {
   SearchPage,
   SearchRequest,
 } from '../graphql-context.js';
+import { graphqlError } from '../store-data-source.js';
 
 type Args = Record<string, unknown>;
 type Resolver = GraphQLFieldResolver<unknown, GraphQLContext, Args>;
@@ -52,16 +54,12 @@ export const reverseConnection =
 export const create =
   (resourceType: string): Resolver =>
   (_parent, { res }, { data }) =>
-    data.create({ ...(res as object), resourceType } as FhirResource);
+    data.create(mutationResource(resourceType, res));
 
 export const update =
   (resourceType: string): Resolver =>
   (_parent, { id, res }, { data }) =>
-    data.update(resourceType, String(id), {
-      ...(res as object),
-      resourceType,
-      id: String(id),
-    } as FhirResource);
+    data.update(resourceType, String(id), mutationResource(resourceType, res, String(id)));
 
 export const remove =
   (resourceType: string): Resolver =>
@@ -98,6 +96,30 @@ export const resolveReference: GraphQLFieldResolver<
   if (optional || (target && type !== undefined)) return null;
   throw new GraphQLError(`Unable to resolve the reference ${reference ?? '(no reference)'}`);
 };
+
+/**
+ * `res` as the resource to write. The mutation's name and `id:` say what REST's URL says, so
+ * `res` may leave out its resourceType and id; one that disagrees is refused as REST refuses such
+ * a body, never overwritten (the client meant something else).
+ */
+function mutationResource(resourceType: string, res: unknown, id?: string): FhirResource {
+  const given = res as Partial<FhirResource>;
+  if (given.resourceType != null && given.resourceType !== resourceType)
+    throw invalid(
+      `res: its resourceType (${String(given.resourceType)}) must be ${resourceType}`,
+      'resourceType',
+    );
+  if (id !== undefined && given.id != null && given.id !== id)
+    throw invalid(
+      `res: its id (${String(given.id)}) must equal the id argument (${id})`,
+      `${resourceType}.id`,
+    );
+  return { ...given, resourceType, ...(id === undefined ? {} : { id }) } as FhirResource;
+}
+
+function invalid(message: string, expression: string): GraphQLError {
+  return graphqlError(fhirError(400, 'invalid', message, expression));
+}
 
 function referring(
   resourceType: string,
