@@ -19,6 +19,7 @@ import { tokenRoutes } from './http/token-routes.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { Metrics, metricsRoutes } from './observability/metrics.js';
 import { requestLogging, type RequestState } from './observability/request-logging.js';
+import { DatabaseUnavailableError } from './store/database.js';
 import type { ResourceStore } from './store/resource-store.js';
 
 export interface AppDependencies {
@@ -58,10 +59,15 @@ export function createApp({
   app.on(
     'error',
     (error: Error, ctx?: { method?: string; path?: string; state?: RequestState }) => {
-      logger.error(
-        { err: error, requestId: ctx?.state?.requestId, method: ctx?.method, path: ctx?.path },
-        'internal error',
-      );
+      const fields = {
+        err: error,
+        requestId: ctx?.state?.requestId,
+        method: ctx?.method,
+        path: ctx?.path,
+      };
+      // Answered 503: the database is out of reach, which is no bug of the server's.
+      if (error instanceof DatabaseUnavailableError) logger.warn(fields, 'database unavailable');
+      else logger.error(fields, 'internal error');
     },
   );
   app.use(requestLogging(logger, metrics));

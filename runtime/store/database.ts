@@ -103,6 +103,12 @@ function openPostgres(url: string): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    // A server that takes connections but never answers (a dead host behind a firewall that
+    // drops packets) would hold every request forever: connecting, and waiting for a free
+    // connection, give up after this long (503), and idle connections are probed.
+    connectionTimeoutMillis: Number(process.env.DATABASE_CONNECT_TIMEOUT_MS ?? 10_000),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
   });
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
