@@ -2,7 +2,8 @@
  * Limits checked on the parsed query before anything runs, each refused with a clear error:
  * depth (nesting of selections, fragments included), searches (list and connection fields,
  * root or reverse), page size (`_count`), and cost (every field costs 1; a search costs 10
- * plus its page size times what it selects). Never only logged.
+ * plus its page size times what it selects; a resource read by id — a root read, a mutation, a
+ * resolved reference — costs 20 plus what it selects). Never only logged.
  */
 import {
   GraphQLError,
@@ -24,7 +25,15 @@ export interface QueryLimits {
 }
 
 const SEARCH_FIELD = /^[A-Z][A-Za-z]*(List|Connection)$/;
+/** At the root, every other field named for a resource type reads or writes one by id. */
+const ROOT_RESOURCE_FIELD = /^[A-Z][A-Za-z]*$/;
 const SEARCH_COST = 10;
+/**
+ * Measured, a root read or a resolved reference takes as long as 20 to 80 plain fields (a
+ * promise, a DataLoader key, a row to parse), and reads have no count limit of their own as
+ * searches do: at 1, a query of 10,000 aliased reads passed the default limit and ran for seconds.
+ */
+const RESOURCE_COST = 20;
 
 export function checkQueryLimits(
   document: DocumentNode,
@@ -58,18 +67,24 @@ export function measureQuery(
   let searches = 0;
   let deepest = 0;
 
-  const measure = (set: SelectionSetNode, depth: number, seen: ReadonlySet<string>): number => {
+  /** `edges`: the selection is a connection's results, which its search has paid for. */
+  const measure = (
+    set: SelectionSetNode,
+    depth: number,
+    seen: ReadonlySet<string>,
+    edges: boolean,
+  ): number => {
     deepest = Math.max(deepest, depth);
     if (depth > limits.maxDepth) return 0;
     let cost = 0;
     for (const selection of set.selections) {
-      if (selection.kind === Kind.FIELD) cost += fieldCost(selection, depth, seen);
+      if (selection.kind === Kind.FIELD) cost += fieldCost(selection, depth, seen, edges);
       else if (selection.kind === Kind.INLINE_FRAGMENT)
-        cost += measure(selection.selectionSet, depth, seen);
+        cost += measure(selection.selectionSet, depth, seen, edges);
       else {
         const name = selection.name.value;
         const fragment = fragments.get(name);
-        if (fragment && !seen.has(name)) cost += spread(fragment, depth, seen);
+        if (fragment && !seen.has(name)) cost += spread(fragment, depth, seen, edges);
       }
     }
     return cost;
@@ -81,15 +96,16 @@ export function measureQuery(
     fragment: FragmentDefinitionNode,
     depth: number,
     seen: ReadonlySet<string>,
+    edges: boolean,
   ): number => {
     const name = fragment.name.value;
-    const key = `${depth} ${name}`;
+    const key = `${depth} ${edges} ${name}`;
     let found = measured.get(key);
     if (!found) {
       const outer = { searches, deepest };
       searches = 0;
       deepest = 0;
-      const cost = measure(fragment.selectionSet, depth, new Set([...seen, name]));
+      const cost = measure(fragment.selectionSet, depth, new Set([...seen, name]), edges);
       found = { cost, searches, deepest };
       measured.set(key, found);
       ({ searches, deepest } = outer);
@@ -98,18 +114,30 @@ export function measureQuery(
     deepest = Math.max(deepest, found.deepest);
     return found.cost;
   };
-  const fieldCost = (field: FieldNode, depth: number, seen: ReadonlySet<string>): number => {
-    const children = field.selectionSet ? measure(field.selectionSet, depth + 1, seen) : 0;
-    if (!SEARCH_FIELD.test(field.name.value)) return 1 + children;
+  const fieldCost = (
+    field: FieldNode,
+    depth: number,
+    seen: ReadonlySet<string>,
+    edges: boolean,
+  ): number => {
+    const name = field.name.value;
+    const children = field.selectionSet
+      ? measure(field.selectionSet, depth + 1, seen, name === 'edges')
+      : 0;
+    if (!SEARCH_FIELD.test(name)) {
+      const readsResource =
+        (depth === 1 && ROOT_RESOURCE_FIELD.test(name)) || (name === 'resource' && !edges);
+      return (readsResource ? RESOURCE_COST : 1) + children;
+    }
     searches++;
     const count = pageSize(field, variables, limits);
     // A negative page would make the cost negative, paying for the rest of the query.
     if (count < 0) {
-      errors.push(limitError(`${field.name.value}: _count ${count} must be 0 or more`, field));
+      errors.push(limitError(`${name}: _count ${count} must be 0 or more`, field));
     } else if (count > limits.maxPageSize) {
       errors.push(
         limitError(
-          `${field.name.value}: _count ${count} is over the maximum page size of ${limits.maxPageSize}`,
+          `${name}: _count ${count} is over the maximum page size of ${limits.maxPageSize}`,
           field,
         ),
       );
@@ -117,7 +145,7 @@ export function measureQuery(
     return SEARCH_COST + count * Math.max(1, children);
   };
 
-  const cost = measure(operation.selectionSet, 1, new Set());
+  const cost = measure(operation.selectionSet, 1, new Set(), false);
   if (deepest > limits.maxDepth)
     errors.push(
       limitError(`The query is nested ${deepest} levels deep; the maximum is ${limits.maxDepth}`),
