@@ -21,7 +21,7 @@ import { searchableTypes } from '../../generated/search/index.js';
 import type { SearchLimits } from '../fhir/search-request.js';
 import { generatedPath } from '../generated-json.js';
 import { executeFhirQuery, type PreparedQuery } from '../graphql/fhir-query.js';
-import { cachedIntrospection, isIntrospectionOnly } from '../graphql/introspection-cache.js';
+import { answerIntrospection, isIntrospectionOnly } from '../graphql/introspection-cache.js';
 import { prepareCached } from '../graphql/prepared-query-cache.js';
 import { measureQuery, type QueryLimits } from '../graphql/query-limits.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -105,9 +105,12 @@ export function graphqlRoutes({
       return { status, body: { ...(errors ? { errors } : {}), data: result.data ?? null } };
     };
     if (isIntrospectionOnly(document, request.operationName)) {
-      const key = JSON.stringify([request.query, request.variables, request.operationName]);
-      const text = await cachedIntrospection(target, key, async () =>
-        JSON.stringify((await execute()).body),
+      const text = await answerIntrospection(
+        target,
+        query.executable,
+        request.variables,
+        request.operationName,
+        async () => JSON.stringify((await execute()).body),
       );
       ctx.status = 200;
       ctx.type = 'application/json';
