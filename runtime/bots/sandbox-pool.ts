@@ -53,19 +53,32 @@ interface Job {
   readonly id: number;
   readonly request: SandboxRequest;
   readonly eventJson: string;
+  readonly preludesKey: number;
   readonly resolve: (result: SandboxResult) => void;
   started: number;
   timer?: NodeJS.Timeout;
+  /**
+   * Sent to a worker still freeing and preparing after its last run: until it says it is ready,
+   * it has not started this one, which another worker takes over should it exit first.
+   */
+  queued?: boolean;
 }
 
 interface Slot {
   readonly worker: Worker;
   /** The largest bot memory limit this worker's WebAssembly memory was sized for. */
   readonly memoryBytes: number;
+  /** It has loaded QuickJS once. */
   ready: boolean;
+  /** It said it is ready, and has been given no run since. */
+  free: boolean;
+  /** From its last `ready`: the preludes keys it holds the text of, and a prepared isolate for. */
+  known: readonly number[];
+  prepared: readonly number[];
+  /** The id and preludes of the last job it was given. */
+  lastRun: number;
+  lastKey?: number;
   job?: Job;
-  /** The preludes this worker was last sent. */
-  preludesKey?: number;
 }
 
 export class SandboxPool {
@@ -93,8 +106,9 @@ export class SandboxPool {
       return Promise.resolve(failed(`The event is not JSON: ${messageOf(error)}`, 0));
     }
     this.memoryBytes = Math.max(this.memoryBytes, request.memoryBytes);
+    const preludesKey = this.preludesKeyOf(request.preludes ?? NO_PRELUDES);
     return new Promise((resolve) => {
-      this.queue.push({ id: ++this.lastId, request, eventJson, resolve, started: 0 });
+      this.queue.push({ id: ++this.lastId, request, eventJson, preludesKey, resolve, started: 0 });
       this.dispatch();
     });
   }
@@ -112,15 +126,16 @@ export class SandboxPool {
   private dispatch(): void {
     // Idle workers sized for a smaller limit than a bot now has make way for new ones.
     for (const slot of this.slots) {
-      if (slot.ready && !slot.job && slot.memoryBytes < this.memoryBytes) {
+      if (slot.free && slot.memoryBytes < this.memoryBytes) {
         this.slots.delete(slot);
         this.terminate(slot);
       }
     }
     while (this.queue.length > 0) {
-      const idle = [...this.slots].find((slot) => slot.ready && !slot.job);
-      if (!idle) break;
-      this.start(idle, this.queue.shift() as Job);
+      const { preludesKey } = this.queue[0];
+      const slot = this.freeSlotFor(preludesKey) ?? this.settlingSlotFor(preludesKey);
+      if (!slot) break;
+      this.start(slot, this.queue.shift() as Job);
     }
     const starting = [...this.slots].filter((slot) => !slot.ready).length;
     for (let n = starting; n < this.queue.length && this.slots.size < this.size; n++) this.spawn();
@@ -134,32 +149,84 @@ export class SandboxPool {
       resourceLimits: RESOURCE_LIMITS,
       workerData: { memoryBytes },
     });
-    const slot: Slot = { worker, memoryBytes, ready: false };
+    const slot: Slot = {
+      worker,
+      memoryBytes,
+      ready: false,
+      free: false,
+      known: [],
+      prepared: [],
+      lastRun: 0,
+    };
     this.slots.add(slot);
     worker.on('message', (message: FromWorker) => this.receive(slot, message));
     worker.on('error', (error) => this.retire(slot, error));
     worker.on('exit', (code) => this.retire(slot, new Error(`it exited with code ${code}`)));
   }
 
+  /**
+   * A free worker, one with an isolate prepared for these preludes if there is one, so a run
+   * never waits for a worker still freeing and preparing after its last run; among those, the
+   * one that ran last, whose code and memory the CPU caches still hold (measured: alternating
+   * between two workers made an echo 25% slower).
+   */
+  private freeSlotFor(preludesKey: number): Slot | undefined {
+    let found: Slot | undefined;
+    let foundPrepared = false;
+    for (const slot of this.slots) {
+      if (!slot.free) continue;
+      const prepared = slot.prepared.includes(preludesKey);
+      if (
+        !found ||
+        (prepared && !foundPrepared) ||
+        (prepared === foundPrepared && slot.lastRun > found.lastRun)
+      ) {
+        found = slot;
+        foundPrepared = prepared;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * With every worker busy, one that has answered and is freeing and preparing takes the next
+   * run as soon as it can, rather than waiting for its `ready` to cross to this thread and the
+   * run to cross back (measured: 17% fewer executions per second at concurrency 16). Preferably
+   * one preparing for these preludes.
+   */
+  private settlingSlotFor(preludesKey: number): Slot | undefined {
+    let found: Slot | undefined;
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.free || slot.job || slot.memoryBytes < this.memoryBytes) continue;
+      if (slot.lastKey === preludesKey) return slot;
+      found ??= slot;
+    }
+    return found;
+  }
+
   private start(slot: Slot, job: Job): void {
     const { code, preludes = NO_PRELUDES, timeoutMs, memoryBytes } = job.request;
+    const { id, eventJson, preludesKey } = job;
+    // A settling worker keeps the preludes of its last run; what else it keeps, its `ready` says.
+    const known = slot.free ? slot.known.includes(preludesKey) : slot.lastKey === preludesKey;
+    job.queued = !slot.free;
     slot.job = job;
+    slot.free = false;
+    slot.lastRun = id;
+    slot.lastKey = preludesKey;
     job.started = performance.now();
     job.timer = setTimeout(() => this.kill(slot), timeoutMs + SANDBOX_GRACE_MS);
     slot.worker.ref();
-    const { id, eventJson } = job;
-    const preludesKey = this.preludesKeyOf(preludes);
     const message: ToWorker = {
       type: 'run',
       id,
       code,
       eventJson,
-      ...(slot.preludesKey === preludesKey ? {} : { preludes }),
+      ...(known ? {} : { preludes }),
       preludesKey,
       timeoutMs,
       memoryBytes,
     };
-    slot.preludesKey = preludesKey;
     slot.worker.postMessage(message);
   }
 
@@ -172,6 +239,13 @@ export class SandboxPool {
   private receive(slot: Slot, message: FromWorker): void {
     if (message.type === 'ready') {
       slot.ready = true;
+      slot.known = message.known;
+      slot.prepared = message.prepared;
+      if (slot.job) {
+        slot.job.queued = false;
+        return;
+      }
+      slot.free = true;
       slot.worker.unref();
       this.dispatch();
     } else if (slot.job?.id !== message.id) {
@@ -181,12 +255,7 @@ export class SandboxPool {
       slot.job = undefined;
       slot.worker.unref();
       this.finish(job, message.outcome);
-      if (message.retiring && this.slots.delete(slot)) {
-        this.terminate(slot);
-        this.replace();
-      } else {
-        this.dispatch();
-      }
+      this.dispatch();
     } else {
       void this.answer(slot, slot.job, message.callId, message.method, message.argsJson);
     }
@@ -225,7 +294,11 @@ export class SandboxPool {
     if (!this.slots.delete(slot)) return;
     this.terminate(slot);
     const code = (error as { code?: unknown }).code;
-    if (slot.job) {
+    if (slot.job?.queued) {
+      // It never started this run (it could not free its last isolate): another worker will.
+      clearTimeout(slot.job.timer);
+      this.queue.unshift(slot.job);
+    } else if (slot.job) {
       const outOfMemory = code === 'ERR_WORKER_OUT_OF_MEMORY';
       const outcome: WorkerOutcome = outOfMemory
         ? { status: 'memory', console: '' }

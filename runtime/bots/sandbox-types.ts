@@ -34,7 +34,7 @@ export interface RunMessage {
   readonly code: string;
   readonly eventJson: string;
   /**
-   * Absent when this worker was sent the preludes of `preludesKey` before: they are about 7 KB,
+   * Absent when this worker was sent the preludes of `preludesKey` before: they are up to 12 KB,
    * and copying them to the worker for every run costs more than running an echo bot.
    */
   readonly preludes?: readonly string[];
@@ -66,7 +66,17 @@ export type WorkerOutcome =
 
 /** worker → main. */
 export type FromWorker =
-  | { readonly type: 'ready' }
+  /**
+   * The worker takes a run now: first when its QuickJS module is loaded, then after each result,
+   * once the isolate is freed and the next one prepared. `known`: the preludes keys it holds the
+   * text of (it needs no copy); `prepared`: those it holds a prepared isolate for, so that a run
+   * with one of them starts at once.
+   */
+  | {
+      readonly type: 'ready';
+      readonly known: readonly number[];
+      readonly prepared: readonly number[];
+    }
   | {
       readonly type: 'host-call';
       readonly id: number;
@@ -75,9 +85,8 @@ export type FromWorker =
       readonly argsJson: string;
     }
   | {
+      /** Sent before the isolate is freed: the caller need not wait for that. */
       readonly type: 'result';
       readonly id: number;
       readonly outcome: WorkerOutcome;
-      /** The worker is exiting (its QuickJS module may be damaged): do not give it more work. */
-      readonly retiring: boolean;
     };

@@ -1,11 +1,17 @@
 /**
  * The worker thread of the sandbox pool: loads the QuickJS WebAssembly module once, then runs
- * one bot at a time, each in a fresh QuickJS runtime (see sandbox-isolate.ts). Between runs it
- * prepares the next runtime, with the preludes the last run had. `fhir` calls are posted to the
- * main thread as JSON text and answered the same way.
+ * one bot at a time, each in a fresh QuickJS runtime (see sandbox-isolate.ts). After each run it
+ * sends the outcome, frees the runtime and prepares the next one, for each of the last
+ * PREPARED_KINDS preludes it ran with, then tells the pool it is ready. `fhir` calls are posted to
+ * the main thread as JSON text and answered the same way.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
 import {
   noteMemoryMaximum,
   prepareIsolate,
@@ -52,18 +58,27 @@ function boundedMemory(memoryBytes: unknown): object {
 const quickjs = newQuickJSWASMModuleFromVariant(
   newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(workerData?.memoryBytes) }),
 );
+/**
+ * How many sets of preludes a worker keeps an isolate prepared for: the bot runner uses two
+ * (with and without the Hl7Message class compiled), and an idle isolate holds a few hundred KB.
+ */
+const PREPARED_KINDS = 2;
+
 const replies = new Map<number, (replyJson: string) => void>();
 let lastCallId = 0;
-let prepared: PreparedIsolate | undefined;
-/** The preludes the pool sent last; it sends them again only when they change. */
-let knownPreludes: { key: number; preludes: readonly string[] } = { key: 0, preludes: [] };
+/**
+ * By preludes key, the least recently run first: the preludes, which the pool sends only for a
+ * key missing here (it learns the keys from each `ready`), and an isolate prepared with them
+ * unless preparing failed.
+ */
+const kinds = new Map<number, { preludes: readonly string[]; isolate?: PreparedIsolate }>();
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'run') void run(message);
   else replies.get(message.callId)?.(message.replyJson);
 });
 quickjs.then(
-  () => post({ type: 'ready' }),
+  () => post({ type: 'ready', known: [], prepared: [] }),
   (error: unknown) => {
     throw error;
   },
@@ -81,35 +96,45 @@ async function run(request: RunMessage): Promise<void> {
       });
       post({ type: 'host-call', id: request.id, callId, method, argsJson });
     });
+  const key = request.preludesKey;
+  const held = kinds.get(key);
+  kinds.delete(key);
+  const preludes = request.preludes ?? held?.preludes;
+  if (!preludes) throw new Error(`The pool sent preludes ${key} without their text`);
+  const module = await quickjs;
+  let clean: boolean;
   try {
-    if (request.preludes) knownPreludes = { key: request.preludesKey, preludes: request.preludes };
-    if (knownPreludes.key !== request.preludesKey) {
-      throw new Error(`The pool sent preludes ${request.preludesKey} without their text`);
-    }
-    const isolate = prepared;
-    prepared = undefined;
-    const { outcome, clean } = await runIsolate(
-      await quickjs,
+    const { outcome, dispose } = await runIsolate(
+      module,
       request,
-      knownPreludes.preludes,
+      preludes,
       callHost,
-      isolate,
+      held?.isolate,
     );
-    post({ type: 'result', id: request.id, outcome, retiring: !clean });
-    // A QuickJS runtime that could not be freed may have left the module broken: start afresh.
-    if (!clean) process.exit(1);
-    setImmediate(() => prepareNext());
+    post({ type: 'result', id: request.id, outcome });
+    clean = dispose();
   } finally {
     for (const callId of calls) replies.delete(callId);
   }
+  // A QuickJS runtime that could not be freed may have left the module broken: start afresh.
+  // The pool gives this worker nothing more until it is ready, so no other run is lost.
+  if (!clean) process.exit(1);
+  prepareAhead(module, key, preludes);
+  const known = [...kinds.keys()];
+  post({ type: 'ready', known, prepared: known.filter((k) => kinds.get(k)!.isolate) });
 }
 
-/** Ready for the next run; a run that arrives first makes its own isolate. */
-async function prepareNext(): Promise<void> {
-  if (prepared) return;
+function prepareAhead(module: QuickJSWASMModule, key: number, preludes: readonly string[]): void {
+  let isolate: PreparedIsolate | undefined;
   try {
-    prepared = prepareIsolate(await quickjs, knownPreludes.preludes, knownPreludes.key);
+    isolate = prepareIsolate(module, preludes, key);
   } catch {
     // Preludes that fail do so again in the next run, which reports it.
+  }
+  kinds.set(key, { preludes, isolate });
+  for (const [oldKey, old] of kinds) {
+    if (kinds.size <= PREPARED_KINDS) break;
+    kinds.delete(oldKey);
+    if (old.isolate && !old.isolate.tryDispose()) process.exit(1);
   }
 }
