@@ -13,6 +13,8 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   Kind,
+  getOperationAST,
+  getVariableValues,
   type DocumentNode,
   type FormattedExecutionResult,
 } from 'graphql';
@@ -104,7 +106,10 @@ export function graphqlRoutes({
       if (errors && result.data === undefined) return { status, body: { errors } };
       return { status, body: { ...(errors ? { errors } : {}), data: result.data ?? null } };
     };
-    if (isIntrospectionOnly(document, request.operationName)) {
+    if (
+      isIntrospectionOnly(document, request.operationName) &&
+      variablesFit(target, document, request)
+    ) {
       const text = await answerIntrospection(
         target,
         query.executable,
@@ -284,4 +289,18 @@ function generatedSdl(): string {
       .join('\n');
   }
   return sdl;
+}
+
+/**
+ * Whether the request's variables fit the operation's definitions. Those that do not are
+ * answered 400 by graphql-js's executor, never from the introspection cache.
+ */
+function variablesFit(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  { variables, operationName }: GraphQLRequest,
+): boolean {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return false;
+  return !getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors;
 }

@@ -88,6 +88,21 @@ describe('GraphQL introspection', () => {
     },
   );
 
+  it('answers 400 with errors and no data when the variables do not fit', async () => {
+    const response = await server.fhir('/$graphql', {
+      method: 'POST',
+      body: JSON.stringify({
+        query: 'query ($name: String!) { __type(name: $name) { name } }',
+        variables: { name: 42 },
+      }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.data).toBeUndefined();
+    expect(body.errors[0].message).toMatch(/\$name/);
+  });
+
   it('answers a reformatted, commented text like the original', async () => {
     const query = '{ __schema { queryType { name } } __type(name: "Patient") { name kind } }';
     const reformatted = `# the same query\nquery {\n  __schema { queryType { name } }\n  __type(name: "Patient") {\n    name # its name\n    kind\n  }\n}`;
