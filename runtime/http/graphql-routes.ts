@@ -22,9 +22,9 @@ import type { Context, Middleware } from 'koa';
 import { searchableTypes } from '../../generated/search/index.js';
 import type { SearchLimits } from '../fhir/search-request.js';
 import { generatedPath } from '../generated-json.js';
-import { executeFhirQuery, type PreparedQuery } from '../graphql/fhir-query.js';
+import { executeFhirQuery } from '../graphql/fhir-query.js';
 import { answerIntrospection, isIntrospectionOnly } from '../graphql/introspection-cache.js';
-import { prepareCached } from '../graphql/prepared-query-cache.js';
+import { parseCached, type ParsedQuery } from '../graphql/prepared-query-cache.js';
 import { measureQuery, type QueryLimits } from '../graphql/query-limits.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createStoreDataSource, graphqlError } from '../graphql/store-data-source.js';
@@ -75,12 +75,16 @@ export function graphqlRoutes({
 
   const run = async (ctx: Context, target: GraphQLSchema, rootValue: unknown) => {
     const request = readRequest(ctx);
-    const query = prepare(target, request.query);
-    const { document } = query;
+    const parsed = parse(target, request.query);
+    const { document } = parsed;
     const measured = measureQuery(document, request.operationName, request.variables, queryLimits);
     if (measured.cost !== undefined) metrics?.graphqlCost.observe(measured.cost);
-    const refused = [...query.errors, ...measured.errors];
-    if (refused.length > 0) return respond(ctx, 400, { errors: refused.map(formatError) });
+    // Limits first: a query too big to run is refused before it costs its validation.
+    if (measured.errors.length > 0)
+      return respond(ctx, 400, { errors: measured.errors.map(formatError) });
+    const query = parsed.prepared();
+    if (query.errors.length > 0)
+      return respond(ctx, 400, { errors: query.errors.map(formatError) });
     if (ctx.method === 'GET' && isMutation(document, request.operationName)) {
       throw fhirError(405, 'not-supported', 'Mutations need POST');
     }
@@ -196,9 +200,9 @@ function request(query: unknown, variables: unknown, operationName: unknown): Gr
   };
 }
 
-function prepare(schema: GraphQLSchema, text: string): PreparedQuery {
+function parse(schema: GraphQLSchema, text: string): ParsedQuery {
   try {
-    return prepareCached(schema, text);
+    return parseCached(schema, text);
   } catch (error) {
     if (!(error instanceof GraphQLError)) throw error;
     throw new RequestRefused(400, [formatError(error)]);

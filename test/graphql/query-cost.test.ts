@@ -70,6 +70,17 @@ describe('the default cost limit', () => {
     },
     60_000,
   );
+
+  it('refuses a query over the limit before validating it: its validation errors are not reported', async () => {
+    const { status, body } = await graphql(
+      server,
+      aliases(10_000, 'Patient(id: qcp) { noSuchField }'),
+    );
+    expect(status).toBe(400);
+    expect(body.errors.map((e: { message: string }) => e.message)).toEqual([
+      "The query's estimated cost is 210000; the maximum is 100000",
+    ]);
+  });
 });
 
 describe('reads against a cost limit of 2,000', () => {
