@@ -1,6 +1,6 @@
 /**
- * One search criterion → one SQL condition on the resource row `r`: an EXISTS over the index
- * table of the parameter's type, with the criterion's values as alternatives.
+ * One search criterion → SQL: a condition on the index table of the parameter's type, with the
+ * criterion's values as alternatives (IndexMatch), or a condition on the resource row `r`.
  * @see http://hl7.org/fhir/R4/search.html
  */
 import type { SearchCriterion, ValueCriterion } from '../search/parse-search-arguments.js';
@@ -56,7 +56,36 @@ export function indexedParameter(
   return { ...parameter, type };
 }
 
-/** The condition for one criterion; several criteria are joined with AND by the caller. */
+/**
+ * A criterion that some index row of the resource must match: which rows (`type`, `code`) and
+ * the condition on index row `i`. Search-sql.ts finds the ids meeting all of these in the index
+ * tables before it reads any resource.
+ */
+export interface IndexMatch {
+  readonly type: IndexedType;
+  readonly code: string;
+  readonly condition: string;
+}
+
+/** The criterion as an IndexMatch, or undefined for those that are conditions on `r` itself. */
+export function indexMatch(
+  context: SqlContext,
+  definition: ResourceSearchDefinition,
+  criterion: SearchCriterion,
+): IndexMatch | undefined {
+  const { type } = indexedParameter(definition, criterion.code);
+  if (criterion.code === '_id' || criterion.code === '_lastUpdated' || 'missing' in criterion)
+    return undefined;
+  if (type === 'token' && criterion.modifier === 'not') return undefined;
+  const match = matcher(type, criterion);
+  const alternatives = criterion.values.map((value) => match(context.params, value));
+  return { type, code: criterion.code, condition: anyOf(alternatives) };
+}
+
+/**
+ * The condition on resource `r` for a criterion that is not an IndexMatch: its id, its last
+ * update, a parameter missing or present, a token it must not have.
+ */
 export function criterionCondition(
   context: SqlContext,
   definition: ResourceSearchDefinition,
@@ -70,20 +99,10 @@ export function criterionCondition(
     return criterion.missing ? `NOT ${exists}` : exists;
   }
   if (type === 'token' && criterion.modifier === 'not') {
-    return `NOT ${valuesExist(context, type, criterion, (p, v) => tokenMatch(p, as(v, 'token')))}`;
+    const alternatives = criterion.values.map((v) => tokenMatch(context.params, as(v, 'token')));
+    return `NOT ${indexExists(context, type, criterion.code, anyOf(alternatives))}`;
   }
-  return valuesExist(context, type, criterion, matcher(type, criterion));
-}
-
-/** Some index row of the criterion's code matches one of its values. */
-function valuesExist(
-  context: SqlContext,
-  type: IndexedType,
-  criterion: ValueCriterion,
-  match: Matcher,
-): string {
-  const alternatives = criterion.values.map((value) => match(context.params, value));
-  return indexExists(context, type, criterion.code, anyOf(alternatives));
+  throw new Error(`${criterion.code}: an index match, not a condition on the resource`);
 }
 
 function matcher(type: IndexedType, criterion: ValueCriterion): Matcher {

@@ -51,26 +51,34 @@ export function isIndexedType(type: SearchType): type is IndexedType {
 }
 
 /**
- * `FROM search_<type> i WHERE …` restricted to the rows of parameter `code` of resource `r`; the
- * caller adds the select list and any further condition on `i`.
+ * `FROM search_<type> i WHERE …` restricted to the rows of parameter `code` of the resource whose
+ * id is `idColumn` (resource `r` unless told), or of every resource of the type when it is
+ * `null`; the caller adds the select list and any further condition on `i`.
  */
-export function indexRows(context: SqlContext, type: IndexedType, code: string): string {
+export function indexRows(
+  context: SqlContext,
+  type: IndexedType,
+  code: string,
+  idColumn: string | null = 'r.id',
+): string {
   const { params, project, resourceType } = context;
+  const ofResource = idColumn === null ? '' : ` AND i.id = ${idColumn}`;
   return (
     `FROM ${INDEX_TABLES[type]} i WHERE i.project_id = ${project}` +
-    ` AND i.resource_type = ${resourceType} AND i.id = r.id AND i.code = ${params.add(code, 'text')}`
+    ` AND i.resource_type = ${resourceType}${ofResource} AND i.code = ${params.add(code, 'text')}`
   );
 }
 
-/** Whether resource `r` has a row of `code` in the index of `type` (matching `condition`, if given). */
+/** Whether resource `r` (or the one whose id is `idColumn`) has a row of `code` in the index of `type` (matching `condition`, if given). */
 export function indexExists(
   context: SqlContext,
   type: IndexedType,
   code: string,
   condition?: string,
+  idColumn = 'r.id',
 ): string {
   const where = condition === undefined ? '' : ` AND (${condition})`;
-  return `EXISTS (SELECT 1 ${indexRows(context, type, code)}${where})`;
+  return `EXISTS (SELECT 1 ${indexRows(context, type, code, idColumn)}${where})`;
 }
 
 /** Alternatives: `FALSE` when there are none. */

@@ -9,8 +9,19 @@
  */
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
 import type { ResourceSearchDefinition } from '../search/search-definition.js';
-import { criterionCondition, indexedParameter } from './search-sql-criteria.js';
-import { indexRows, SqlParams, type IndexedType, type SqlContext } from './search-sql-params.js';
+import {
+  criterionCondition,
+  indexedParameter,
+  indexMatch,
+  type IndexMatch,
+} from './search-sql-criteria.js';
+import {
+  indexExists,
+  indexRows,
+  SqlParams,
+  type IndexedType,
+  type SqlContext,
+} from './search-sql-params.js';
 
 export { UnsupportedSearchError } from './search-sql-params.js';
 
@@ -148,10 +159,32 @@ function matchCondition(
   definition: ResourceSearchDefinition,
   criteria: readonly SearchCriterion[],
 ): string {
-  const conditions = criteria.map(
-    (criterion) => `(${criterionCondition(context, definition, criterion)})`,
+  const conditions = [resourceOfType(context)];
+  const matches: IndexMatch[] = [];
+  for (const criterion of criteria) {
+    const match = indexMatch(context, definition, criterion);
+    if (match) matches.push(match);
+    else conditions.push(`(${criterionCondition(context, definition, criterion)})`);
+  }
+  if (matches.length > 0) conditions.push(`r.id IN (${idsMatchingAll(context, matches)})`);
+  return conditions.join('\n  AND ');
+}
+
+/**
+ * The ids whose index rows meet every match, found in the index tables alone (index-only scans,
+ * migrations/005) before any resource row is read: the first match's rows, each kept when the
+ * others have a row for its id too, so the planner may probe or merge them by id. Correlating
+ * every match with the resource row instead read the resources of all the first match's ids
+ * (address-city=Boston&gender=male over 1,000 Patients: 149 resources read for 67 matches,
+ * 1,331 pages against 285; 4.8 ms against 2.5 ms).
+ */
+function idsMatchingAll(context: SqlContext, [first, ...rest]: readonly IndexMatch[]): string {
+  const firstIds = `SELECT i.id ${indexRows(context, first.type, first.code, null)} AND (${first.condition})`;
+  if (rest.length === 0) return firstIds;
+  const others = rest.map((match) =>
+    indexExists(context, match.type, match.code, match.condition, 'm.id'),
   );
-  return [resourceOfType(context), ...conditions].join('\n  AND ');
+  return `SELECT m.id FROM (${firstIds}) m WHERE ${others.join(' AND ')}`;
 }
 
 /** What each indexed type sorts by; a Period without start sorts as the earliest date. */
