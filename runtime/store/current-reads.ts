@@ -96,7 +96,7 @@ export class CurrentReads {
         WHERE r.project_id = $1 AND ${resourceKeysCondition('r', keys, values)}`,
       values,
       // The text depends only on how many types the keys have: a few dozen texts at most.
-      { prepared: true },
+      { prepared: 'fixed' },
     );
     return new Map(
       rows.map((row) => [

@@ -16,11 +16,16 @@ export interface Queryable {
 
 export interface QueryOptions {
   /**
-   * The text is one of a small, fixed set the server runs again and again: PostgreSQL keeps it
-   * parsed and planned on each connection, so running it again skips both. Never for texts
-   * shaped by a client (searches): each would stay in every connection for good.
+   * Keep the statement prepared on each PostgreSQL connection, so that running it again skips
+   * parsing and planning (a search's planning alone costs 0.3–0.5 ms):
+   * - `fixed`: the text is one of a small, fixed set the server runs again and again;
+   * - `recurring`: the text is shaped by a client's request (a search, whose values are
+   *   parameters): prepared from its RECURRING_AFTER-th run on, while fewer than
+   *   MAX_RECURRING texts are. A prepared statement stays in its connection for good, so
+   *   client-chosen shapes must not grow that set without end; past the bound (or run fewer
+   *   times) texts are parsed and planned on every run, as before.
    */
-  readonly prepared?: boolean;
+  readonly prepared?: 'fixed' | 'recurring';
 }
 
 export interface Database extends Queryable {
@@ -115,13 +120,7 @@ function openPostgres(url: string): Database {
   return {
     engine: 'postgres',
     query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => ({
-      rows: (
-        await reachable(
-          options?.prepared
-            ? pool.query({ name: statementName(text), text, values: values as unknown[] })
-            : pool.query(text, values as unknown[]),
-        )
-      ).rows as R[],
+      rows: (await reachable(pool.query(queryOf(text, values, options?.prepared)))).rows as R[],
     }),
     transaction: async (work) => {
       const client = await reachable(pool.connect());
@@ -157,14 +156,43 @@ function openPostgres(url: string): Database {
   };
 }
 
+/** Recurring texts kept prepared at most; each connection prepares those it runs. */
+export const MAX_RECURRING = 200;
+/** Runs of a recurring text before it is prepared: one-off shapes are never kept. */
+export const RECURRING_AFTER = 3;
+/** Recurring texts not (yet) prepared, with their runs so far: at most this many are counted. */
+const MAX_COUNTED = 1000;
+
 const statementNames = new Map<string, string>();
+const recurringRuns = new Map<string, number>();
+let recurringPrepared = 0;
+
+/** pg's query config: named (so kept prepared per connection) when `prepared` allows it. */
+function queryOf(
+  text: string,
+  values: readonly unknown[] | undefined,
+  prepared: QueryOptions['prepared'],
+): pg.QueryConfig {
+  const name = prepared === undefined ? undefined : statementName(text, prepared);
+  return { text, values: values as unknown[], ...(name ? { name } : {}) };
+}
 
 /** A prepared statement's name, the same for the same text on every connection. */
-function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (!name) {
-    name = `graphir_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    statementNames.set(text, name);
+function statementName(text: string, kind: 'fixed' | 'recurring'): string | undefined {
+  const known = statementNames.get(text);
+  if (known) return known;
+  if (kind === 'recurring') {
+    if (recurringPrepared >= MAX_RECURRING) return undefined;
+    const runs = (recurringRuns.get(text) ?? 0) + 1;
+    if (runs < RECURRING_AFTER) {
+      if (recurringRuns.size >= MAX_COUNTED) recurringRuns.clear();
+      recurringRuns.set(text, runs);
+      return undefined;
+    }
+    recurringRuns.delete(text);
+    recurringPrepared++;
   }
+  const name = `graphir_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+  statementNames.set(text, name);
   return name;
 }

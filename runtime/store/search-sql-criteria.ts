@@ -120,7 +120,7 @@ function matcher(type: IndexedType, criterion: ValueCriterion): Matcher {
 }
 
 const MATCHERS: Readonly<Record<string, Matcher>> = {
-  string: (p, v) => `i.value LIKE ${p.add(prefixPattern(as(v, 'string').value), 'text')}`,
+  string: (p, v) => startsWith(p, 'i.value', normalizeSearchText(as(v, 'string').value)),
   'string:contains': (p, v) => {
     const pattern = `%${escapeLike(normalizeSearchText(as(v, 'string').value))}%`;
     return `i.value LIKE ${p.add(pattern, 'text')}`;
@@ -137,7 +137,33 @@ const MATCHERS: Readonly<Record<string, Matcher>> = {
   'uri:above': (p, v) => `starts_with(${p.add(as(v, 'uri').value, 'text')}, i.value)`,
 };
 
-/** FHIR's default string match: the normalized value starts with the normalized search text. */
+/**
+ * FHIR's default string match: the normalized value starts with the normalized search text. As
+ * a range of the value index's text_pattern_ops order (byte order, which is code point order in
+ * UTF-8) rather than `LIKE 'abc%'`: the planner finds that range for LIKE only when the pattern
+ * is a constant, so a search kept prepared (database.ts) would scan every value of the code.
+ */
+function startsWith(params: SqlParams, column: string, prefix: string): string {
+  if (prefix === '') return `${column} IS NOT NULL`;
+  const from = `${column} ~>=~ ${params.add(prefix, 'text')}`;
+  const next = successor(prefix);
+  return next === undefined ? from : `${from} AND ${column} ~<~ ${params.add(next, 'text')}`;
+}
+
+/** The least text greater than every text that starts with `text`; none after U+10FFFF… */
+export function successor(text: string): string | undefined {
+  const points = Array.from(text);
+  while (points.length > 0) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last < 0x10ffff) {
+      const next = last + 1 >= 0xd800 && last + 1 <= 0xdfff ? 0xe000 : last + 1;
+      return points.join('') + String.fromCodePoint(next);
+    }
+  }
+  return undefined;
+}
+
+/** A LIKE pattern for "starts with the normalized search text" (columns without a range index). */
 function prefixPattern(text: string): string {
   return `${escapeLike(normalizeSearchText(text))}%`;
 }

@@ -69,12 +69,15 @@ async function includes(
   return found;
 }
 
+/** Search texts depend only on the request's shape (values are parameters): they recur. */
+const RECURRING = { prepared: 'recurring' } as const;
+
 async function resources(db: Queryable, query: SqlQuery): Promise<FhirResource[]> {
-  const { rows } = await db.query<{ content: FhirResource }>(query.text, query.values);
+  const { rows } = await db.query<{ content: FhirResource }>(query.text, query.values, RECURRING);
   return rows.map((row) => row.content);
 }
 
 async function countOf(db: Queryable, query: SqlQuery): Promise<number> {
-  const { rows } = await db.query<{ total: string | number }>(query.text, query.values);
+  const { rows } = await db.query<{ total: string | number }>(query.text, query.values, RECURRING);
   return Number(rows[0]?.total ?? 0);
 }

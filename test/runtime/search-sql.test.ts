@@ -21,6 +21,7 @@ import {
   type SortKey,
   type SqlQuery,
 } from '../../runtime/store/search-sql.js';
+import { successor } from '../../runtime/store/search-sql-criteria.js';
 
 /** Every migration, in name order, as the server applies them. */
 const MIGRATIONS_DIR = new URL('../../runtime/store/migrations/', import.meta.url);
@@ -159,7 +160,14 @@ const PATIENTS: Seed[] = [
     type: 'Patient',
     id: 'pat-nobirth',
     lastUpdated: '2024-01-05T00:00:00Z',
-    string: [['name', 'nobody', 'Nobody']],
+    // Prefixes that end at the edges of what a code point can be followed by (startsWith).
+    string: [
+      ['name', 'nobody', 'Nobody'],
+      ['name', 'zz\uD7FFa', 'zz\uD7FFa'],
+      ['name', 'zz\uE000', 'zz\uE000'],
+      ['name', 'zz\u{10FFFF}q', 'zz\u{10FFFF}q'],
+      ['name', 'z{', 'z{'],
+    ],
     token: [['identifier', 'urn:other', '123', null]],
   },
   // Deleted: its (stale) index rows match many criteria, yet it must never be found.
@@ -373,6 +381,15 @@ const PATIENT_CASES: MatchCase[] = [
   ['name=eve&name=everywoman', ['pat-eve']],
   ['name=eve&name=jose', []],
   ['gender=female,male&birthdate=lt1980', ['pat-jose']],
+  // Prefixes as ranges: the text after every text that starts with the prefix ends them
+  ['name=zz', ['pat-nobirth']],
+  ['name=zz\uD7FF', ['pat-nobirth']],
+  ['name=zz\uE000', ['pat-nobirth']],
+  ['name=zz\u{10FFFF}', ['pat-nobirth']],
+  ['name=zz\u{10FFFF}q', ['pat-nobirth']],
+  ['name=zz\u{10FFFF}r', []],
+  ['name=z{', ['pat-nobirth']],
+  ['name=zz\uD7FFb', []],
   // SQL and LIKE metacharacters are plain text
   ['name=50%', ['pat-meta']],
   ['name=5_', []],
@@ -562,7 +579,8 @@ const SORT_CASES: SortCase[] = [
   ['Patient', '-birthdate', ['pat-meta', 'pat-eve', 'pat-plain', 'pat-jose', 'pat-nobirth']],
   // smallest name ascending ("'; drop…" < "500 off" < eve < jose < nobody), largest descending
   ['Patient', 'name', ['pat-meta', 'pat-plain', 'pat-eve', 'pat-jose', 'pat-nobirth']],
-  ['Patient', '-name', ['pat-meta', 'pat-jose', 'pat-nobirth', 'pat-eve', 'pat-plain']],
+  // pat-nobirth's largest name starts with zz: first
+  ['Patient', '-name', ['pat-nobirth', 'pat-meta', 'pat-jose', 'pat-eve', 'pat-plain']],
   // ties broken by the next key, then by id
   ['Patient', 'gender', ['pat-eve', 'pat-plain', 'pat-jose', 'pat-meta', 'pat-nobirth']],
   ['Patient', '-gender', ['pat-meta', 'pat-jose', 'pat-eve', 'pat-plain', 'pat-nobirth']],
@@ -683,6 +701,22 @@ const INCLUDE_CASES: IncludeCase[] = [
 const databases: [name: string, open: () => Promise<TestDatabase>][] = [['PGlite', openPglite]];
 const postgresUrl = process.env.GRAPHIR_TEST_DATABASE_URL;
 if (postgresUrl) databases.push(['PostgreSQL', () => openPostgres(postgresUrl)]);
+
+describe('successor: the least text after every text that starts with the given one', () => {
+  it.each([
+    ['abc', 'abd'],
+    ['a', 'b'],
+    ['zoé', 'zoê'],
+    ['a\uD7FF', 'a\uE000'],
+    ['a😀', 'a😁'],
+    ['a\u{10FFFF}', 'b'],
+    ['a\u{10FFFF}\u{10FFFF}', 'b'],
+    ['\u{10FFFF}', undefined],
+    ['', undefined],
+  ])('%j → %j', (text, want) => {
+    expect(successor(text)).toBe(want);
+  });
+});
 
 describe.each(databases)('search SQL on %s', (_name, open) => {
   let db: TestDatabase;

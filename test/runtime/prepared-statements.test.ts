@@ -1,0 +1,74 @@
+/**
+ * Statements kept prepared on PostgreSQL connections (runtime/store/database.ts): fixed texts
+ * at once; texts shaped by requests (searches) from their RECURRING_AFTER-th run, and never
+ * more than MAX_RECURRING of them, so clients cannot fill the connections with their shapes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  MAX_RECURRING,
+  RECURRING_AFTER,
+  openDatabase,
+  type Database,
+} from '../../runtime/store/database.js';
+import {
+  availableEngines,
+  createTestDatabase,
+  type TestDatabase,
+} from '../support/test-databases.js';
+
+const onPostgres = (await availableEngines()).includes('postgres');
+
+describe.runIf(onPostgres)('prepared statements on PostgreSQL', () => {
+  let database: TestDatabase;
+  /** One connection, so that every statement lands where pg_prepared_statements looks. */
+  let db: Database;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    const size = process.env.DATABASE_POOL_SIZE;
+    process.env.DATABASE_POOL_SIZE = '1';
+    db = await openDatabase({ url: database.url! });
+    if (size === undefined) delete process.env.DATABASE_POOL_SIZE;
+    else process.env.DATABASE_POOL_SIZE = size;
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const preparedLike = async (pattern: string) => {
+    const { rows } = await db.query<{ n: number }>(
+      'SELECT count(*)::integer AS n FROM pg_prepared_statements WHERE statement LIKE $1',
+      [pattern],
+    );
+    return rows[0].n;
+  };
+
+  it('prepares a fixed text at its first run', async () => {
+    await db.query('SELECT $1::integer AS fixed_one', [1], { prepared: 'fixed' });
+    expect(await preparedLike('%fixed_one%')).toBe(1);
+  });
+
+  it(`prepares a recurring text at its run number ${RECURRING_AFTER}, not before`, async () => {
+    for (let run = 1; run <= RECURRING_AFTER; run++) {
+      const { rows } = await db.query('SELECT $1::integer AS recurring_one', [run], {
+        prepared: 'recurring',
+      });
+      expect(rows).toEqual([{ recurring_one: run }]);
+      expect(await preparedLike('%recurring_one%')).toBe(run < RECURRING_AFTER ? 0 : 1);
+    }
+  });
+
+  it(`keeps at most ${MAX_RECURRING} recurring texts prepared`, async () => {
+    for (let shape = 0; shape < MAX_RECURRING + 20; shape++) {
+      for (let run = 0; run < RECURRING_AFTER + 1; run++) {
+        const { rows } = await db.query(`SELECT $1::integer + ${shape} AS shape_${shape}`, [run], {
+          prepared: 'recurring',
+        });
+        expect(rows[0]).toEqual({ [`shape_${shape}`]: run + shape });
+      }
+    }
+    // The text of the test above is one of them.
+    expect(await preparedLike('%AS shape\\_%')).toBe(MAX_RECURRING - 1);
+  });
+});
