@@ -2,6 +2,7 @@
  * Graphir servers as separate processes for load benches: started as `npm start` starts them
  * (`node dist/runtime/main.js`, after `npm run build`) or from the sources with tsx, on a free
  * port, with their log lines in a file; and their memory, read from /proc and from /metrics.
+ * With PROF_DIR set, each server writes a V8 CPU profile there when it stops (`--cpu-prof`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -40,6 +41,7 @@ export async function spawnServer(
 ): Promise<ServerProcess> {
   const args = [
     ...(options.gc ? ['--expose-gc', '--import', GC_ON_SIGNAL] : []),
+    ...(process.env.PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF_DIR}`] : []),
     ...(mode === 'dist' ? ['dist/runtime/main.js'] : ['--import', 'tsx', 'runtime/main.ts']),
   ];
   const log = openSync(logFile, 'a');
