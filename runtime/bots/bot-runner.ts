@@ -15,7 +15,7 @@ import type { ResourceStore } from '../store/resource-store.js';
 import type { AuditLog } from './audit-log.js';
 import { createBotHost } from './bot-host.js';
 import { HL7_V2_ER7, type BotInput } from './bot-input.js';
-import type { SandboxPool, SandboxResult } from './sandbox-pool.js';
+import type { Prelude, SandboxPool, SandboxResult } from './sandbox-pool.js';
 
 export interface BotLimits {
   readonly defaultTimeoutSeconds: number;
@@ -50,6 +50,8 @@ export type BotOutcome = SandboxResult & { readonly traceId: string };
 /** Console output kept in the AuditEvent: its last characters. */
 const CONSOLE_TAIL = 4000;
 const HL7_CLASS = `(${Hl7Message.toString()})`;
+/** The class's source, which isolates that compile it on first use read only then. */
+const HL7_TEXT: Prelude = { name: 'Hl7Message', text: HL7_CLASS };
 /**
  * `Hl7Message` in the isolate. Compiling the class takes 1.6 ms, longer than the rest of an echo
  * execution, so it is compiled ahead (`eager`) only in isolates for bots that will use it;
@@ -58,7 +60,7 @@ const HL7_CLASS = `(${Hl7Message.toString()})`;
 function hl7Prelude(eager: boolean): string {
   const load = eager
     ? `const compiled = ${HL7_CLASS};\n  const load = () => (loaded = compiled);`
-    : `const load = () => (loaded ??= (0, eval)(${JSON.stringify(HL7_CLASS)}));`;
+    : `const text = __graphirText, evaluate = eval;\n  const load = () => (loaded ??= evaluate(text('Hl7Message')));`;
   return `(() => {
   let loaded;
   ${load}
@@ -75,8 +77,8 @@ const NAME_SHIM = 'var __name = (target) => target;';
 const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event);`;
 
 /** Two arrays, always the same: sandbox workers prepare isolates ahead for each. */
-const PRELUDES: readonly string[] = [NAME_SHIM, hl7Prelude(false), HL7_EVENT];
-const HL7_PRELUDES: readonly string[] = [NAME_SHIM, hl7Prelude(true), HL7_EVENT];
+const PRELUDES: readonly Prelude[] = [NAME_SHIM, HL7_TEXT, hl7Prelude(false), HL7_EVENT];
+const HL7_PRELUDES: readonly Prelude[] = [NAME_SHIM, hl7Prelude(true), HL7_EVENT];
 
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}

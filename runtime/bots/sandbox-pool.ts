@@ -24,13 +24,14 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type {
   FromWorker,
+  Prelude,
   SandboxRequest,
   SandboxResult,
   ToWorker,
   WorkerOutcome,
 } from './sandbox-types.js';
 
-export type { SandboxHost, SandboxRequest, SandboxResult } from './sandbox-types.js';
+export type { Prelude, SandboxHost, SandboxRequest, SandboxResult } from './sandbox-types.js';
 
 /** How long past its deadline a worker may take to report before it is terminated. */
 export const SANDBOX_GRACE_MS = 500;
@@ -47,7 +48,7 @@ const RESOURCE_LIMITS = {
   stackSizeMb: 16,
 };
 
-const NO_PRELUDES: readonly string[] = [];
+const NO_PRELUDES: readonly Prelude[] = [];
 
 interface Job {
   readonly id: number;
@@ -88,7 +89,7 @@ export class SandboxPool {
   private readonly terminating = new Set<Promise<unknown>>();
   private lastId = 0;
   private closed = false;
-  private readonly preludesKeys = new WeakMap<readonly string[], number>();
+  private readonly preludesKeys = new WeakMap<readonly Prelude[], number>();
   private lastPreludesKey = 0;
   /** The largest memory limit asked for so far: new workers are sized for it (sandbox-worker.ts). */
   private memoryBytes = 0;
@@ -230,7 +231,7 @@ export class SandboxPool {
     slot.worker.postMessage(message);
   }
 
-  private preludesKeyOf(preludes: readonly string[]): number {
+  private preludesKeyOf(preludes: readonly Prelude[]): number {
     let key = this.preludesKeys.get(preludes);
     if (key === undefined) this.preludesKeys.set(preludes, (key = ++this.lastPreludesKey));
     return key;

@@ -11,6 +11,14 @@ export type SandboxResult = (
   | { status: 'memory'; console: string }
 ) & { durationMs: number };
 
+/**
+ * What an isolate is prepared with, in order: a script, or a text that the scripts may read, by
+ * name, through `__graphirText(name)` while they are evaluated (it is gone before the bot's code
+ * runs). A text read only on demand costs nothing until then, where carrying it in a script as a
+ * string literal costs its parsing in every isolate (0.7 ms for the 12 KB Hl7Message class).
+ */
+export type Prelude = string | { readonly name: string; readonly text: string };
+
 /** Runs one `fhir.<method>(...args)` call of a bot on the main thread. */
 export type SandboxHost = (method: string, args: unknown[]) => Promise<unknown>;
 
@@ -21,7 +29,7 @@ export interface SandboxRequest {
    * Scripts evaluated before the bot's code, e.g. the source of a class that defines a global.
    * Pass the same array each time: workers prepare isolates ahead for the array they last saw.
    */
-  readonly preludes?: readonly string[];
+  readonly preludes?: readonly Prelude[];
   readonly timeoutMs: number;
   readonly memoryBytes: number;
   readonly host: SandboxHost;
@@ -37,7 +45,7 @@ export interface RunMessage {
    * Absent when this worker was sent the preludes of `preludesKey` before: they are up to 12 KB,
    * and copying them to the worker for every run costs more than running an echo bot.
    */
-  readonly preludes?: readonly string[];
+  readonly preludes?: readonly Prelude[];
   /** The same number for the same preludes: a worker's prepared isolate fits when it matches. */
   readonly preludesKey: number;
   readonly timeoutMs: number;

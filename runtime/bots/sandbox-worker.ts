@@ -18,7 +18,7 @@ import {
   runIsolate,
   type PreparedIsolate,
 } from './sandbox-isolate.js';
-import type { FromWorker, RunMessage, ToWorker } from './sandbox-types.js';
+import type { FromWorker, Prelude, RunMessage, ToWorker } from './sandbox-types.js';
 
 if (!parentPort) throw new Error('sandbox-worker.ts runs as a worker thread of the sandbox pool');
 const port = parentPort;
@@ -71,7 +71,7 @@ let lastCallId = 0;
  * key missing here (it learns the keys from each `ready`), and an isolate prepared with them
  * unless preparing failed.
  */
-const kinds = new Map<number, { preludes: readonly string[]; isolate?: PreparedIsolate }>();
+const kinds = new Map<number, { preludes: readonly Prelude[]; isolate?: PreparedIsolate }>();
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'run') void run(message);
@@ -124,7 +124,7 @@ async function run(request: RunMessage): Promise<void> {
   post({ type: 'ready', known, prepared: known.filter((k) => kinds.get(k)!.isolate) });
 }
 
-function prepareAhead(module: QuickJSWASMModule, key: number, preludes: readonly string[]): void {
+function prepareAhead(module: QuickJSWASMModule, key: number, preludes: readonly Prelude[]): void {
   let isolate: PreparedIsolate | undefined;
   try {
     isolate = prepareIsolate(module, preludes, key);

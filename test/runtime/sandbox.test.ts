@@ -218,6 +218,17 @@ describe('isolation', () => {
     }
   });
 
+  it('lends texts to the preludes only, which read them on demand', async () => {
+    const preludes = [
+      { name: 'greeting', text: '"hello"' },
+      'const read = __graphirText; globalThis.greet = () => (0, eval)(read("greeting"));',
+      'globalThis.unknown = __graphirText("nothing");',
+    ];
+    const code = `exports.handler = () => [greet(), typeof unknown, typeof __graphirText];`;
+    const result = await run(code, { preludes });
+    expect(result).toMatchObject({ status: 'ok', value: ['hello', 'undefined', 'undefined'] });
+  });
+
   it('gives each execution fresh globals', async () => {
     const single = new SandboxPool({ size: 1 });
     try {
