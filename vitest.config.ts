@@ -1,6 +1,16 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // Node loads graphql's CommonJS build for every importer (graphql 16 has no "exports", so
+    // `import 'graphql'` finds "main"), and graphql-jit, loaded by Node here too, requires it.
+    // Vite would pick the ES module build ("module") for our code: two copies of graphql, whose
+    // types graphql-jit refuses as "from another realm". One copy, as in production.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

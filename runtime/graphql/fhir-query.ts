@@ -2,6 +2,7 @@
  * A FHIR GraphQL query from parsed text to result: the FHIR dialect rewritten to standard GraphQL
  * (fhir-dialect.ts), validated, executed with a default resolver that tracks enclosing resources
  * (contained.ts) and computes slice keys, and reshaped by FHIR's directives (directives.ts).
+ * Plain queries that recur run compiled (compiled-execution.ts).
  * @see http://hl7.org/fhir/R4/graphql.html
  */
 import {
@@ -19,6 +20,7 @@ import {
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
+import { compiledQuery, executeCompiled } from './compiled-execution.js';
 import { containerTrackingResolver } from './contained.js';
 import {
   applyFhirDirectives,
@@ -69,14 +71,22 @@ export function prepareFhirQuery(schema: GraphQLSchema, document: DocumentNode):
   return { document, executable, errors: distinct(errors), ...shape };
 }
 
+/** How a query ran: compiled for it, or through graphql-js's interpreter. */
+export type ExecutionEngine = 'compiled' | 'interpreted';
+
 export async function executeFhirQuery(
   query: PreparedQuery,
   args: Omit<ExecutionArgs, 'document' | 'fieldResolver'>,
+  observe?: (engine: ExecutionEngine) => void,
 ): Promise<ExecutionResult> {
   const trackContainers = query.resolvesReferences;
+  const contextValue = { ...(args.contextValue as object), trackContainers };
+  const compiled = compiledQuery(query, args.schema, args.operationName ?? undefined);
+  observe?.(compiled ? 'compiled' : 'interpreted');
+  if (compiled) return executeCompiled(compiled, { ...args, contextValue });
   const result = await execute({
     ...args,
-    contextValue: { ...(args.contextValue as object), trackContainers },
+    contextValue,
     document: query.executable,
     fieldResolver: trackContainers ? trackingFieldResolver : plainFieldResolver,
   });

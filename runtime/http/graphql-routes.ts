@@ -90,13 +90,17 @@ export function graphqlRoutes({
     }
     const data = createStoreDataSource(store, projectOf(ctx), accessOf(ctx), searchLimits);
     const execute = async () => {
-      const result = await executeFhirQuery(query, {
-        schema: target,
-        rootValue,
-        contextValue: { data },
-        variableValues: request.variables,
-        operationName: request.operationName,
-      });
+      const result = await executeFhirQuery(
+        query,
+        {
+          schema: target,
+          rootValue,
+          contextValue: { data },
+          variableValues: request.variables,
+          operationName: request.operationName,
+        },
+        (engine) => metrics?.graphqlExecutions.inc({ engine }),
+      );
       const errors = result.errors?.map(formatError);
       // A field that failed because the store is out of reach fails the request: 503, retry later.
       const status = result.errors?.some((e) => statusOf(e) === 503)
@@ -218,7 +222,10 @@ function isMutation(document: DocumentNode, operationName: string | undefined): 
   );
 }
 
-/** An error thrown while executing, with its HTTP status and OperationOutcome in `extensions`. */
+/**
+ * An error thrown while executing, with its HTTP status and OperationOutcome in `extensions`
+ * (which graphql-jit leaves undefined on the errors it makes itself).
+ */
 function knownError(error: GraphQLError): { known: GraphQLError; internal: boolean } {
   const internal = Boolean(
     error.originalError &&
@@ -229,15 +236,15 @@ function knownError(error: GraphQLError): { known: GraphQLError; internal: boole
 }
 
 function statusOf(error: GraphQLError): unknown {
-  return knownError(error).known.extensions.status;
+  return knownError(error).known.extensions?.status;
 }
 
 /** A GraphQL error as the contract shapes it: with an OperationOutcome in `extensions.resource`. */
 function formatError(error: GraphQLError): NonNullable<FormattedExecutionResult['errors']>[number] {
   const { known, internal } = knownError(error);
   const message =
-    internal && (known.extensions.status as number) >= 500 ? 'Internal error' : known.message;
-  const resource: OperationOutcome = (known.extensions.resource as
+    internal && (known.extensions?.status as number) >= 500 ? 'Internal error' : known.message;
+  const resource: OperationOutcome = (known.extensions?.resource as
     OperationOutcome | undefined) ?? {
     resourceType: 'OperationOutcome',
     issue: [{ severity: 'error', code: 'invalid', diagnostics: message }],

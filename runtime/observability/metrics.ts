@@ -28,6 +28,12 @@ export class Metrics {
     buckets: [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000],
     registers: [this.registry],
   });
+  readonly graphqlExecutions = new Counter({
+    name: 'graphir_graphql_executions_total',
+    help: 'GraphQL operations executed, by engine (compiled for a recurring query, or interpreted)',
+    labelNames: ['engine'] as const,
+    registers: [this.registry],
+  });
   readonly botExecutions = new Counter({
     name: 'graphir_bot_executions_total',
     help: 'Bot executions, by status (ok, error, timeout, memory)',

@@ -26,6 +26,9 @@
  * - Case 14 selects `subject` twice without aliases: GraphQL merges the two selections into one
  *   object, where the reference engine writes a list of two; the expected list is merged the same
  *   way (the README accepts this).
+ * - Every case that answers is sent twice, and must be answered the same: a plain query (no
+ *   reference resolved, no shaping directive) runs compiled the second time
+ *   (runtime/graphql/compiled-execution.ts), which the server's metrics confirm.
  * - Case 33 only has to parse: each `####` section is sent to the server, which must not answer
  *   with a syntax error (it may refuse the unknown fields). `EmptyParamList` (`user() {…}`) is
  *   the one standard GraphQL rejects, since the June 2018 grammar has no empty argument list;
@@ -97,6 +100,26 @@ function restoreJsonTypes(value: unknown, typeName: string): unknown {
     }),
   );
 }
+
+/** The cases that run compiled the second time (see compiled-execution.ts for which may). */
+const COMPILED_CASES = [
+  '01-simple.txt',
+  '02-filter-fhirpath.txt',
+  '04-polymorphic.txt',
+  '11-extension-complex.txt',
+  '12-extension-complex-in.txt',
+  '13-extension-complex-out.txt',
+  '15-search-single.txt',
+  '16-search-simple.txt',
+  '18-reference-reverse.txt',
+  '19-directive-skip.txt',
+  '20-directive-include.txt',
+  '21-directive-variable.txt',
+  '29-list-sub.txt',
+  '30-reference-reverse-history.txt',
+  '31-server-instance-simple.txt',
+  '32-server-root-simple.txt',
+];
 
 /** Why each `expect: error` case fails. */
 const ERROR_REASONS: Record<string, RegExp> = {
@@ -176,6 +199,14 @@ describe('FHIR R4 GraphQL conformance (fhir-test-cases r4/graphql)', () => {
   });
   afterAll(() => server?.stop());
 
+  /** Cases whose second run was compiled: those that resolve no reference and use no directive. */
+  const ranCompiled: string[] = [];
+  const compiledExecutions = async () => {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const line = /^graphir_graphql_executions_total\{engine="compiled"\} (\d+)$/m.exec(text);
+    return Number(line?.[1] ?? 0);
+  };
+
   /** The case's URL: system level, or the focus resource's own type and id. */
   const pathOf = (item: ManifestCase): string => {
     if (!item.focusResource) return '/$graphql';
@@ -243,6 +274,16 @@ describe('FHIR R4 GraphQL conformance (fhir-test-cases r4/graphql)', () => {
     } else {
       expect(pruneNulls(body.data)).toEqual(expectedData(item, expected));
     }
+    // The second run of a plain query runs compiled (compiled-execution.ts): the same answer.
+    const compiledBefore = await compiledExecutions();
+    const again = await send(item, query);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(body);
+    if ((await compiledExecutions()) > compiledBefore) ranCompiled.push(item.file);
+  });
+
+  it('answered the plain queries the same when they ran compiled', () => {
+    expect(ranCompiled.sort()).toEqual(COMPILED_CASES);
   });
 
   it('17-search-full.txt has the shape of a connection', async () => {

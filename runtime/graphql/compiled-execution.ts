@@ -1,0 +1,66 @@
+/**
+ * Queries that clients send again and again run as JavaScript compiled for them (graphql-jit)
+ * rather than through graphql-js's interpreter, which resolves every field of every item through
+ * generic code: `PatientList(_count: 100)` with names and addresses took 3.1 ms of server CPU
+ * interpreted and 1.6–1.9 ms compiled (bench Q8; Q2, 20 Patients, 1.2 → 0.8–1.1 ms).
+ *
+ * A text is compiled at its COMPILE_AT-th run: compiling costs several times one interpreted run
+ * (about 9 ms for Q8), so a client sending ever new texts never pays for it. Only plain queries
+ * are compiled. Queries that resolve references need graphql-js's `fieldResolver` (contained.ts
+ * tracks which resource holds each object, for `#id` references), and queries shaped by FHIR's
+ * directives compute slice keys there too (directives.ts); mutations stay interpreted, one at a
+ * time, as they write.
+ */
+import { getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { PreparedQuery } from './fhir-query.js';
+
+export const COMPILE_AT = 2;
+
+interface Compilation {
+  runs: number;
+  /** By operation name ('' for the only one); false when graphql-jit could not compile it. */
+  readonly compiled: Map<string, CompiledQuery | false>;
+}
+
+const compilations = new WeakMap<PreparedQuery, Compilation>();
+
+/** The query compiled, when it may and should be; undefined to interpret it. */
+export function compiledQuery(
+  query: PreparedQuery,
+  schema: ExecutionArgs['schema'],
+  operationName: string | undefined,
+): CompiledQuery | undefined {
+  if (query.resolvesReferences || query.shaped) return undefined;
+  let compilation = compilations.get(query);
+  if (!compilation) compilations.set(query, (compilation = { runs: 0, compiled: new Map() }));
+  if (++compilation.runs < COMPILE_AT) return undefined;
+  const key = operationName ?? '';
+  let compiled = compilation.compiled.get(key);
+  if (compiled === undefined) {
+    compiled = isPlainQuery(query, operationName) && compile(query, schema, operationName);
+    compilation.compiled.set(key, compiled);
+  }
+  return compiled || undefined;
+}
+
+function isPlainQuery(query: PreparedQuery, operationName: string | undefined): boolean {
+  return getOperationAST(query.executable, operationName)?.operation === 'query';
+}
+
+function compile(
+  query: PreparedQuery,
+  schema: ExecutionArgs['schema'],
+  operationName: string | undefined,
+): CompiledQuery | false {
+  const result = compileQuery(schema, query.executable, operationName);
+  return isCompiledQuery(result) ? result : false;
+}
+
+/** Runs a compiled query as graphql-js's `execute` would run it. */
+export async function executeCompiled(
+  compiled: CompiledQuery,
+  args: Pick<ExecutionArgs, 'rootValue' | 'contextValue' | 'variableValues'>,
+): Promise<ExecutionResult> {
+  return compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {});
+}
