@@ -224,10 +224,14 @@ function atEntries<T>(indexes: readonly number[], work: () => Promise<T>): Promi
   return work().catch((thrown) => Promise.reject(locate(thrown, indexes)));
 }
 
-function locate(thrown: unknown, indexes: readonly number[]): FhirError {
+/**
+ * A client error with the entry it is about in each issue's expression. Server-side failures go
+ * on as they came, so that the error log can tell a database outage from a bug.
+ */
+function locate(thrown: unknown, indexes: readonly number[]): unknown {
   if (thrown instanceof WriteOperationError) return locate(thrown.reason, [indexes[thrown.index]]);
   const error = toFhirError(thrown);
-  if (error.status >= 500) return error;
+  if (error.status >= 500) return thrown;
   const where = indexes.length === 1 ? `Bundle.entry[${indexes[0]}]` : 'Bundle.entry';
   return new FhirError(
     error.status,
