@@ -17,7 +17,8 @@
  * - Cost: QuickJS interprets (no JIT), which suits short glue code. Measured on Node 20.20, 2
  *   vCPUs (test/runtime/sandbox.test.ts prints them): a cold first run 150–290 ms from source
  *   (worker start, tsx, WASM compile; ≈ 75 ms from dist/), then medians of 200 warm runs:
- *   echo ≈ 0.8 ms, one host call ≈ 0.9 ms, each in a new QuickJS runtime and context.
+ *   echo 1.0–1.3 ms, one host call 1.1–1.5 ms (with the rest of the test suite running beside
+ *   them), each in a new QuickJS runtime and context.
  */
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
