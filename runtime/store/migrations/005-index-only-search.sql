@@ -2,6 +2,8 @@
 -- the resources (search-sql.ts). With the id in each value index, those steps are index-only
 -- scans: gender=male over 1,000 Patients reads 11 pages instead of 432. Tokens keep `id` as a
 -- key column so that a second criterion is probed (or merged) by id within one code and value.
+-- Each index is built anew once, in the migration's transaction: on a large database, writes wait
+-- for it at the first start of this version.
 DROP INDEX IF EXISTS search_string_value;
 CREATE INDEX search_string_value ON search_string (project_id, resource_type, code, value text_pattern_ops) INCLUDE (id);
 DROP INDEX IF EXISTS search_string_exact;
