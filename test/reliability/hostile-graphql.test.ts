@@ -291,6 +291,30 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
     await expectNothingStored(versions);
   });
 
+  it('random documents sent twice: the second answer, compiled where it may be, is the first', async () => {
+    const compiledRuns = async () => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      const line = /^graphir_graphql_executions_total\{engine="compiled"\} (\d+)$/m.exec(text);
+      return Number(line?.[1] ?? 0);
+    };
+    const before = await compiledRuns();
+    await tryInputs(
+      `random GraphQL documents sent twice (${engine})`,
+      documentArbitrary,
+      async (query, tally) => {
+        const first = await graphql({ query, variables: { v: 'x' } });
+        expectAnswered(first, tally);
+        const second = await graphql({ query, variables: { v: 'x' } });
+        expect({ status: second.status, body: second.body }, query).toEqual({
+          status: first.status,
+          body: first.body,
+        });
+      },
+      150,
+    );
+    expect(await compiledRuns()).toBeGreaterThan(before);
+  });
+
   it('valid queries mutated at random: 200 or a 400 refusal, never an internal error', async () => {
     const versions = await storedVersions(server);
     const tally = await tryInputs(
