@@ -4,6 +4,7 @@
  * three times; the server's metrics say which runs were compiled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledExecutions } from '../support/compiled-executions.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 interface Case {
@@ -105,13 +106,6 @@ describe('compiled execution', () => {
   });
   afterAll(() => server?.stop());
 
-  const compiledRuns = async () => {
-    const text = await (await fetch(`${server.url}/metrics`)).text();
-    return Number(
-      /^graphir_graphql_executions_total\{engine="compiled"\} (\d+)$/m.exec(text)?.[1] ?? 0,
-    );
-  };
-
   const send = (item: Case) => {
     if (item.get) {
       const params = new URLSearchParams({ query: item.query });
@@ -130,14 +124,14 @@ describe('compiled execution', () => {
 
   it.each(Object.entries(CASES))('%s', async (_name, item) => {
     const answers: { status: number; body: unknown }[] = [];
-    const before = await compiledRuns();
+    const before = await compiledExecutions(server.url);
     for (let run = 0; run < 3; run++) {
       const response = await send(item);
       answers.push({ status: response.status, body: await response.json() });
     }
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
-    expect((await compiledRuns()) - before).toBe(item.compiled ? 2 : 0);
+    expect((await compiledExecutions(server.url)) - before).toBe(item.compiled ? 2 : 0);
     expect((globalThis as { injected?: unknown }).injected).toBeUndefined();
   });
 });

@@ -37,6 +37,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
+import { compiledExecutions } from '../support/compiled-executions.js';
 import { startTestServer, type FhirResponse, type TestServer } from '../support/test-server.js';
 
 const SUITE = new URL('../../../shared/conformance/fhir-graphql-r4/', import.meta.url);
@@ -201,11 +202,6 @@ describe('FHIR R4 GraphQL conformance (fhir-test-cases r4/graphql)', () => {
 
   /** Cases whose second run was compiled: those that resolve no reference and use no directive. */
   const ranCompiled: string[] = [];
-  const compiledExecutions = async () => {
-    const text = await (await fetch(`${server.url}/metrics`)).text();
-    const line = /^graphir_graphql_executions_total\{engine="compiled"\} (\d+)$/m.exec(text);
-    return Number(line?.[1] ?? 0);
-  };
 
   /** The case's URL: system level, or the focus resource's own type and id. */
   const pathOf = (item: ManifestCase): string => {
@@ -275,11 +271,11 @@ describe('FHIR R4 GraphQL conformance (fhir-test-cases r4/graphql)', () => {
       expect(pruneNulls(body.data)).toEqual(expectedData(item, expected));
     }
     // The second run of a plain query runs compiled (compiled-execution.ts): the same answer.
-    const compiledBefore = await compiledExecutions();
+    const compiledBefore = await compiledExecutions(server.url);
     const again = await send(item, query);
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual(body);
-    if ((await compiledExecutions()) > compiledBefore) ranCompiled.push(item.file);
+    if ((await compiledExecutions(server.url)) > compiledBefore) ranCompiled.push(item.file);
   });
 
   it('answered the plain queries the same when they ran compiled', () => {

@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledExecutions } from '../support/compiled-executions.js';
 import { storedVersions } from '../support/stored-versions.js';
 import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -292,12 +293,7 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
   });
 
   it('random documents sent twice: the second answer, compiled where it may be, is the first', async () => {
-    const compiledRuns = async () => {
-      const text = await (await fetch(`${server.url}/metrics`)).text();
-      const line = /^graphir_graphql_executions_total\{engine="compiled"\} (\d+)$/m.exec(text);
-      return Number(line?.[1] ?? 0);
-    };
-    const before = await compiledRuns();
+    const before = await compiledExecutions(server.url);
     await tryInputs(
       `random GraphQL documents sent twice (${engine})`,
       documentArbitrary,
@@ -312,7 +308,7 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
       },
       150,
     );
-    expect(await compiledRuns()).toBeGreaterThan(before);
+    expect(await compiledExecutions(server.url)).toBeGreaterThan(before);
   });
 
   it('valid queries mutated at random: 200 or a 400 refusal, never an internal error', async () => {
