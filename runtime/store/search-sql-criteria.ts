@@ -150,7 +150,10 @@ function startsWith(params: SqlParams, column: string, prefix: string): string {
   return next === undefined ? from : `${from} AND ${column} ~<~ ${params.add(next, 'text')}`;
 }
 
-/** The least text greater than every text that starts with `text`; none after U+10FFFF… */
+/**
+ * The least text greater than every text that starts with `text` (its last code point that can
+ * grow, grown by one, past the surrogates); undefined when none can, so nothing bounds the range.
+ */
 export function successor(text: string): string | undefined {
   const points = Array.from(text);
   while (points.length > 0) {
