@@ -15,7 +15,7 @@ import { getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graph
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { PreparedQuery } from './fhir-query.js';
 
-export const COMPILE_AT = 2;
+const COMPILE_AT = 2;
 
 interface Compilation {
   runs: number;

@@ -67,42 +67,32 @@ export interface IndexMatch {
   readonly condition: string;
 }
 
-/** The criterion as an IndexMatch, or undefined for those that are conditions on `r` itself. */
-export function indexMatch(
-  context: SqlContext,
-  definition: ResourceSearchDefinition,
-  criterion: SearchCriterion,
-): IndexMatch | undefined {
-  const { type } = indexedParameter(definition, criterion.code);
-  if (criterion.code === '_id' || criterion.code === '_lastUpdated' || 'missing' in criterion)
-    return undefined;
-  if (type === 'token' && criterion.modifier === 'not') return undefined;
-  const match = matcher(type, criterion);
-  const alternatives = criterion.values.map((value) => match(context.params, value));
-  return { type, code: criterion.code, condition: anyOf(alternatives) };
-}
-
 /**
- * The condition on resource `r` for a criterion that is not an IndexMatch: its id, its last
- * update, a parameter missing or present, a token it must not have.
+ * One criterion as SQL: an IndexMatch, or a condition on resource `r` itself (its id, its last
+ * update, a parameter missing or present, a token it must not have).
  */
-export function criterionCondition(
+export type CriterionSql = { readonly match: IndexMatch } | { readonly condition: string };
+
+export function criterionSql(
   context: SqlContext,
   definition: ResourceSearchDefinition,
   criterion: SearchCriterion,
-): string {
+): CriterionSql {
   const { type } = indexedParameter(definition, criterion.code);
-  if (criterion.code === '_id') return idCondition(context, criterion);
-  if (criterion.code === '_lastUpdated') return lastUpdatedCondition(context, criterion);
+  if (criterion.code === '_id') return { condition: idCondition(context, criterion) };
+  if (criterion.code === '_lastUpdated')
+    return { condition: lastUpdatedCondition(context, criterion) };
   if ('missing' in criterion) {
     const exists = indexExists(context, type, criterion.code);
-    return criterion.missing ? `NOT ${exists}` : exists;
+    return { condition: criterion.missing ? `NOT ${exists}` : exists };
   }
   if (type === 'token' && criterion.modifier === 'not') {
     const alternatives = criterion.values.map((v) => tokenMatch(context.params, as(v, 'token')));
-    return `NOT ${indexExists(context, type, criterion.code, anyOf(alternatives))}`;
+    return { condition: `NOT ${indexExists(context, type, criterion.code, anyOf(alternatives))}` };
   }
-  throw new Error(`${criterion.code}: an index match, not a condition on the resource`);
+  const match = matcher(type, criterion);
+  const alternatives = criterion.values.map((value) => match(context.params, value));
+  return { match: { type, code: criterion.code, condition: anyOf(alternatives) } };
 }
 
 function matcher(type: IndexedType, criterion: ValueCriterion): Matcher {

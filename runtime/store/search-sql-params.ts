@@ -69,7 +69,10 @@ export function indexRows(
   );
 }
 
-/** Whether resource `r` (or the one whose id is `idColumn`) has a row of `code` in the index of `type` (matching `condition`, if given). */
+/**
+ * Whether resource `r` (or the one whose id is `idColumn`) has a row of `code` in the index of
+ * `type` (matching `condition`, if given).
+ */
 export function indexExists(
   context: SqlContext,
   type: IndexedType,

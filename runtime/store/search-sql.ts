@@ -9,12 +9,7 @@
  */
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
 import type { ResourceSearchDefinition } from '../search/search-definition.js';
-import {
-  criterionCondition,
-  indexedParameter,
-  indexMatch,
-  type IndexMatch,
-} from './search-sql-criteria.js';
+import { criterionSql, indexedParameter, type IndexMatch } from './search-sql-criteria.js';
 import {
   indexExists,
   indexRows,
@@ -162,9 +157,9 @@ function matchCondition(
   const conditions = [resourceOfType(context)];
   const matches: IndexMatch[] = [];
   for (const criterion of criteria) {
-    const match = indexMatch(context, definition, criterion);
-    if (match) matches.push(match);
-    else conditions.push(`(${criterionCondition(context, definition, criterion)})`);
+    const sql = criterionSql(context, definition, criterion);
+    if ('match' in sql) matches.push(sql.match);
+    else conditions.push(`(${sql.condition})`);
   }
   if (matches.length > 0) conditions.push(`r.id IN (${idsMatchingAll(context, matches)})`);
   return conditions.join('\n  AND ');
