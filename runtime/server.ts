@@ -50,7 +50,8 @@ export async function startServer(
   const schema = buildExecutableSchema();
   const db = await opening;
   await migrate(db);
-  const store = new ResourceStore(db, [botIdentifierRule]);
+  // Bots are read before each $execute: the store keeps copies of them (resource-cache.ts).
+  const store = new ResourceStore(db, [botIdentifierRule], ['Bot']);
   // Fresh statistics help the first searches; they need not delay readiness.
   store.statistics.analyzeInBackground();
   const clients = new ClientRegistry(db);

@@ -15,7 +15,7 @@ import type { ResourceStore } from '../store/resource-store.js';
 import type { AuditLog } from './audit-log.js';
 import { createBotHost } from './bot-host.js';
 import { HL7_V2_ER7, type BotInput } from './bot-input.js';
-import type { Prelude, SandboxPool, SandboxResult } from './sandbox-pool.js';
+import type { Prelude, SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
 
 export interface BotLimits {
   readonly defaultTimeoutSeconds: number;
@@ -40,6 +40,11 @@ export interface BotRunnerOptions {
 export interface BotExecution {
   readonly projectId: string;
   readonly bot: FhirResource;
+  /**
+   * For a bot read from a copy: whether it is the current version. The bot runs meanwhile, but
+   * its `fhir` calls wait for it, and when it is false nothing is recorded or returned.
+   */
+  readonly current?: Promise<boolean>;
   readonly input: BotInput;
   /** The client that asked, for the AuditEvent. */
   readonly callerId: string;
@@ -83,7 +88,14 @@ const HL7_PRELUDES: readonly Prelude[] = [NAME_SHIM, hl7Prelude(true), HL7_EVENT
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}
 
-  async execute({ projectId, bot, input, callerId }: BotExecution): Promise<BotOutcome> {
+  /** The outcome; undefined when `current` said the bot was not current: run the current one. */
+  async execute({
+    projectId,
+    bot,
+    current,
+    input,
+    callerId,
+  }: BotExecution): Promise<BotOutcome | undefined> {
     const { store, schema, clients, pool, searchLimits, botLimits } = this.options;
     const traceId = randomUUID();
     const event = {
@@ -95,14 +107,16 @@ export class BotRunner {
     };
     const started = new Date();
     const code = String(bot.code ?? '');
+    const host = createBotHost({ store, schema, limits: searchLimits, projectId });
     const result = await pool.run({
       code,
       event,
       preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
       timeoutMs: timeoutOf(bot, botLimits) * 1000,
       memoryBytes: botLimits.memoryBytes,
-      host: createBotHost({ store, schema, limits: searchLimits, projectId }),
+      host: current ? afterConfirming(current, host) : host,
     });
+    if (current && !(await current)) return undefined;
     this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
     this.options.metrics?.observeBot(result.status, result.durationMs);
     if (result.console) {
@@ -119,6 +133,14 @@ export class BotRunner {
     }
     return { ...result, traceId };
   }
+}
+
+/** Host calls that wait until the bot is known to be current, and fail when it is not. */
+function afterConfirming(current: Promise<boolean>, host: SandboxHost): SandboxHost {
+  return async (method, args) => {
+    if (!(await current)) throw new Error('The bot was changed while it ran; it runs again');
+    return host(method, args);
+  };
 }
 
 function timeoutOf(bot: FhirResource, limits: BotLimits): number {

@@ -6,7 +6,7 @@
 import type { FhirResource } from '../graphql/graphql-context.js';
 import { toFhirError } from '../http/error-middleware.js';
 import { FhirError, fhirError } from '../http/fhir-error.js';
-import type { Queryable } from '../store/database.js';
+import type { Queryable, Transaction } from '../store/database.js';
 import {
   WriteOperationError,
   type ResourceStore,
@@ -97,7 +97,7 @@ async function writeEntries(
   indexes: readonly number[],
   parsed: ParsedEntry[],
   context: BundleContext,
-  tx: Queryable,
+  tx: Transaction,
 ): Promise<[number, WriteResult][]> {
   const conditional = (i: number) => parsed[i].method === 'POST' && Boolean(parsed[i].ifNoneExist);
   const results: [number, WriteResult][] = [];

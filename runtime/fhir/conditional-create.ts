@@ -5,7 +5,7 @@
  */
 import type { FhirResource } from '../graphql/graphql-context.js';
 import { fhirError } from '../http/fhir-error.js';
-import type { Queryable } from '../store/database.js';
+import type { Queryable, Transaction } from '../store/database.js';
 import type { ResourceStore, WriteResult } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
 import { parseSearchRequest, type SearchLimits } from './search-request.js';
@@ -16,7 +16,7 @@ export async function conditionalCreate(
   resource: FhirResource,
   ifNoneExist: string,
   limits: SearchLimits,
-  tx?: Queryable,
+  tx?: Transaction,
   /** The id to create it with (a transaction's entries already name it); else the store makes one. */
   id?: string,
 ): Promise<WriteResult> {

@@ -28,12 +28,21 @@ export interface BotRouteOptions {
 export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
   const router = new Router({ prefix: `${FHIR_BASE}/Bot`, sensitive: true });
 
-  const execute = async (ctx: Context, bot: FhirResource) => {
+  /** `reread`: the current version, for a bot that `current` says was changed meanwhile. */
+  const execute = async (
+    ctx: Context,
+    bot: FhirResource,
+    current?: Promise<boolean>,
+    reread?: () => Promise<FhirResource>,
+  ) => {
     const input = readBotInput(ctx, ['identifier']);
-    const execution = { projectId: projectOf(ctx), bot, input, callerId: accessOf(ctx).clientId };
+    const execution = { projectId: projectOf(ctx), input, callerId: accessOf(ctx).clientId };
+    const run = async (): Promise<BotOutcome> =>
+      (await runner.execute({ ...execution, bot, current })) ??
+      (await runner.execute({ ...execution, bot: await reread!() }))!;
     if (/respond-async/.test(ctx.get('Prefer'))) {
       const task = await startTask(store, execution.projectId, bot);
-      void runner.execute(execution).then(
+      void run().then(
         (outcome) => finishTask(store, execution.projectId, task, outcome),
         (error: unknown) =>
           finishTask(store, execution.projectId, task, {
@@ -50,7 +59,7 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
       ctx.body = informational(`Bot/${bot.id} is running; its result will be in Task/${task.id}`);
       return;
     }
-    respond(ctx, await runner.execute(execution));
+    respond(ctx, await run());
   };
 
   const byIdentifier = async (ctx: Context) => {
@@ -75,7 +84,9 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
   };
   const byId = async (ctx: Context) => {
     authorize(accessOf(ctx), 'Bot', 'r');
-    await execute(ctx, await store.read(projectOf(ctx), 'Bot', ctx.params.id));
+    const read = () => store.readCached(projectOf(ctx), 'Bot', ctx.params.id);
+    const { resource, current } = await read();
+    await execute(ctx, resource, current, async () => (await read()).resource);
   };
   router.get('/$execute', byIdentifier);
   router.post('/$execute', byIdentifier);

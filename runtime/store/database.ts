@@ -28,10 +28,16 @@ export interface QueryOptions {
   readonly prepared?: 'fixed' | 'recurring';
 }
 
+/** The statements of one transaction. */
+export interface Transaction extends Queryable {
+  /** Runs `listener` once the transaction has ended, committed or rolled back. */
+  afterEnd(listener: () => void): void;
+}
+
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs several statements separated by `;` (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -54,14 +60,19 @@ function wrapPGlite(db: PGlite): Database {
     engine: 'pglite',
     query,
     // PGlite has one connection: its transaction() queues other work until this one ends.
-    transaction: (work) =>
-      db.transaction((tx) =>
-        work({
-          query: async <R>(text: string, values?: readonly unknown[]) => ({
-            rows: (await tx.query<R>(text, values as unknown[])).rows,
+    transaction: (work) => {
+      const ended = new TransactionEnd();
+      return ended.after(
+        db.transaction((tx) =>
+          work({
+            query: async <R>(text: string, values?: readonly unknown[]) => ({
+              rows: (await tx.query<R>(text, values as unknown[])).rows,
+            }),
+            afterEnd: ended.add,
           }),
-        }),
-      ),
+        ),
+      );
+    },
     exec: async (sql) => {
       await db.exec(sql);
     },
@@ -122,38 +133,64 @@ function openPostgres(url: string): Database {
     query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => ({
       rows: (await reachable(pool.query(queryOf(text, values, options?.prepared)))).rows as R[],
     }),
-    transaction: async (work) => {
-      const client = await reachable(pool.connect());
-      // A checked-out client has no listener of the pool's: without this one, a connection lost
-      // between two statements of the transaction is an unhandled 'error' event, and the process
-      // exits. The statement waiting on it fails anyway; `lost` tells the pool to discard it.
-      let lost: Error | undefined;
-      const onError = (error: Error) => {
-        lost = error;
-      };
-      client.on('error', onError);
-      try {
-        await reachable(client.query('BEGIN'));
-        const result = await work({
-          query: async <R>(text: string, values?: readonly unknown[]) => ({
-            rows: (await reachable(client.query(text, values as unknown[]))).rows as R[],
-          }),
-        });
-        await reachable(client.query('COMMIT'));
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw unavailableOr(error);
-      } finally {
-        client.off('error', onError);
-        client.release(lost);
-      }
+    transaction: (work) => {
+      const ended = new TransactionEnd();
+      return ended.after(postgresTransaction(pool, work, ended.add));
     },
     exec: async (sql) => {
       await reachable(pool.query(sql));
     },
     close: () => pool.end(),
   };
+}
+
+async function postgresTransaction<T>(
+  pool: pg.Pool,
+  work: (tx: Transaction) => Promise<T>,
+  afterEnd: Transaction['afterEnd'],
+): Promise<T> {
+  const client = await reachable(pool.connect());
+  // A checked-out client has no listener of the pool's: without this one, a connection lost
+  // between two statements of the transaction is an unhandled 'error' event, and the process
+  // exits. The statement waiting on it fails anyway; `lost` tells the pool to discard it.
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onError);
+  try {
+    await reachable(client.query('BEGIN'));
+    const result = await work({
+      query: async <R>(text: string, values?: readonly unknown[]) => ({
+        rows: (await reachable(client.query(text, values as unknown[]))).rows as R[],
+      }),
+      afterEnd,
+    });
+    await reachable(client.query('COMMIT'));
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw unavailableOr(error);
+  } finally {
+    client.off('error', onError);
+    client.release(lost);
+  }
+}
+
+/** The listeners of one transaction's end, run whether it committed or rolled back. */
+class TransactionEnd {
+  private readonly listeners: (() => void)[] = [];
+  readonly add = (listener: () => void): void => {
+    this.listeners.push(listener);
+  };
+
+  async after<T>(transaction: Promise<T>): Promise<T> {
+    try {
+      return await transaction;
+    } finally {
+      for (const listener of this.listeners) listener();
+    }
+  }
 }
 
 /** Recurring texts kept prepared at most; each connection prepares those it runs. */

@@ -9,7 +9,8 @@ import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
 import { fhirError } from '../http/fhir-error.js';
 import { parseResource } from '../validation/validate-resource.js';
-import type { Database, Queryable } from './database.js';
+import type { Database, Queryable, Transaction } from './database.js';
+import { ResourceCache, type CachedResource } from './resource-cache.js';
 import { CurrentReads, type CurrentRow } from './current-reads.js';
 import { StatisticsKeeper } from './statistics.js';
 import { resourceKey } from './resource-keys.js';
@@ -60,13 +61,33 @@ export class ResourceStore {
   readonly statistics: StatisticsKeeper;
   private readonly currentReads: CurrentReads;
 
-  /** `rules`: checks every write must pass inside its transaction (a Bot's identifier is unique in its project). */
+  private readonly cache: ResourceCache;
+
+  /**
+   * `rules`: checks every write must pass inside its transaction (a Bot's identifier is unique
+   * in its project); `cachedTypes`: the types `readCached` keeps copies of.
+   */
   constructor(
     readonly db: Database,
     private readonly rules: readonly WriteRule[] = [],
+    cachedTypes: readonly string[] = [],
   ) {
     this.statistics = new StatisticsKeeper(db);
     this.currentReads = new CurrentReads(db);
+    this.cache = new ResourceCache(db, new Set(cachedTypes), (projectId, resourceType, id) =>
+      this.read(projectId, resourceType, id),
+    );
+  }
+
+  /**
+   * As `read`, from a copy in memory when there is one (only for the `cachedTypes`), with a
+   * promise that says whether it is current (see resource-cache.ts). The resource is shared:
+   * read it, never change it.
+   */
+  readCached(projectId: string, resourceType: string, id: string): Promise<CachedResource> {
+    if (!this.cache.types.has(resourceType))
+      throw new Error(`${resourceType} is not one of the store's cached types`);
+    return this.cache.read(projectId, resourceType, id);
   }
 
   /** The current version; 404 when unknown (also another project's), 410 when deleted. */
@@ -139,7 +160,7 @@ export class ResourceStore {
   async write(
     projectId: string,
     operations: readonly WriteOperation[],
-    tx?: Queryable,
+    tx?: Transaction,
   ): Promise<WriteResult[]> {
     const prepared = operations.map((operation, index) => {
       try {
@@ -148,9 +169,14 @@ export class ResourceStore {
         throw operations.length > 1 ? new WriteOperationError(index, error) : error;
       }
     });
-    const results = await (tx
-      ? writeAll(tx, projectId, prepared, this.rules)
-      : this.db.transaction((t) => writeAll(t, projectId, prepared, this.rules)));
+    const writeIn = (t: Transaction) => {
+      this.cache.writing(
+        t,
+        prepared.map(({ resourceType, id }) => ({ projectId, resourceType, id })),
+      );
+      return writeAll(t, projectId, prepared, this.rules);
+    };
+    const results = await (tx ? writeIn(tx) : this.db.transaction(writeIn));
     // Counted when the caller's transaction is still open too: an ANALYZE that runs before its
     // commit only sees older rows, and the next write brings the statistics up to date.
     this.statistics.written(results.length * ROWS_PER_RESOURCE);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patientEntries } from '../../bench/synthetic-dataset.js';
-import type { Database, Queryable } from '../../runtime/store/database.js';
+import { countingDatabase } from '../support/counting-database.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -26,7 +26,7 @@ describe.each(await availableEngines())('SQL statements per GraphQL query on %s'
     server = await startTestServer(
       engine,
       {},
-      { ...database, db: counting(database.db, () => statements++) },
+      { ...database, db: countingDatabase(database.db, () => statements++) },
     );
     const entry = Array.from({ length: 50 }, (_, i) => patientEntries(i)).flat();
     const loaded = await server.fhir('/', {
@@ -89,17 +89,3 @@ describe.each(await availableEngines())('SQL statements per GraphQL query on %s'
     expect(statements).toBeLessThanOrEqual(5);
   });
 });
-
-/** The same database, counting every statement the server sends (the client-credentials ones too). */
-function counting(db: Database, count: () => void): Database {
-  const wrap = (q: Queryable): Queryable => ({
-    query: (text, values, options) => (count(), q.query(text, values, options)),
-  });
-  return {
-    ...db,
-    ...wrap(db),
-    transaction: (work) => db.transaction((tx) => work(wrap(tx))),
-    exec: db.exec,
-    close: db.close,
-  };
-}

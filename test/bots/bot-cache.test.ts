@@ -1,0 +1,223 @@
+/**
+ * `$execute` by id runs a copy of the Bot kept in memory (runtime/store/resource-cache.ts): it
+ * must still run the current version whenever one is written — through REST, in a transaction
+ * Bundle, by another server on the same PostgreSQL database — and never let the `fhir` calls of
+ * an outdated copy through.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../runtime/config.js';
+import { startServer, type RunningServer } from '../../runtime/server.js';
+import { openDatabase } from '../../runtime/store/database.js';
+import { countingDatabase } from '../support/counting-database.js';
+import { availableEngines, createTestDatabase } from '../support/test-databases.js';
+import { ROOT_CLIENT, startTestServer, type TestServer } from '../support/test-server.js';
+
+const engines = await availableEngines();
+const version = (v: string) => `export async function handler() { return '${v}'; }`;
+/** Statements that read a Bot's row, or check its version. */
+const READS = /FROM resource r\b.*r\.content|SELECT version_id FROM resource WHERE/s;
+
+describe.each(engines)('Bot/$execute with Bots kept in memory, on %s', (engine) => {
+  let server: TestServer;
+  let reads = 0;
+  let versionChecks = 0;
+
+  beforeAll(async () => {
+    const database = await createTestDatabase(engine);
+    const db = countingDatabase(database.db, (text) => {
+      if (!READS.test(text)) return;
+      if (text.startsWith('SELECT version_id')) versionChecks++;
+      else reads++;
+    });
+    server = await startTestServer(engine, {}, { ...database, db });
+  });
+  afterAll(() => server?.stop());
+
+  const createBot = async (code: string) => {
+    const response = await server.fhir('/Bot', {
+      method: 'POST',
+      body: { resourceType: 'Bot', code },
+    });
+    expect(response.status).toBe(201);
+    return (await response.json()) as { id: string };
+  };
+  const execute = async (id: string) => {
+    const response = await server.fhir(`/Bot/${id}/$execute`, {
+      method: 'POST',
+      body: 'x',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    return { status: response.status, text: await response.text() };
+  };
+
+  it('reads a Bot once, then runs it from memory', async () => {
+    const { id } = await createBot(version('one'));
+    expect(await execute(id)).toEqual({ status: 200, text: 'one' });
+    reads = 0;
+    versionChecks = 0;
+    for (let i = 0; i < 5; i++) expect((await execute(id)).text).toBe('one');
+    expect(reads).toBe(0);
+    // PGlite belongs to this process: nothing to check. PostgreSQL: one version check each.
+    expect(versionChecks).toBe(engine === 'pglite' ? 0 : 5);
+  });
+
+  it('runs the new version right after an update, and answers 410 right after a delete', async () => {
+    const bot = await createBot(version('before'));
+    expect((await execute(bot.id)).text).toBe('before');
+    const updated = await server.fhir(`/Bot/${bot.id}`, {
+      method: 'PUT',
+      body: { resourceType: 'Bot', id: bot.id, code: version('after') },
+    });
+    expect(updated.status).toBe(200);
+    expect((await execute(bot.id)).text).toBe('after');
+    expect((await server.fhir(`/Bot/${bot.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await execute(bot.id)).status).toBe(410);
+  });
+
+  it('runs the version a transaction Bundle committed, and keeps the old one when it failed', async () => {
+    const bot = await createBot(version('first'));
+    expect((await execute(bot.id)).text).toBe('first');
+    const bundle = (code: string, extra: object[] = []) =>
+      server.fhir('/', {
+        method: 'POST',
+        body: {
+          resourceType: 'Bundle',
+          type: 'transaction',
+          entry: [
+            {
+              resource: { resourceType: 'Bot', id: bot.id, code },
+              request: { method: 'PUT', url: `Bot/${bot.id}` },
+            },
+            ...extra,
+          ],
+        },
+      });
+    // The other Bot's If-Match fails while both are written: the transaction rolls back.
+    const other = await createBot(version('other'));
+    const failed = await bundle(version('rolled back'), [
+      {
+        resource: { resourceType: 'Bot', id: other.id, code: version('x') },
+        request: { method: 'PUT', url: `Bot/${other.id}`, ifMatch: 'W/"7"' },
+      },
+    ]);
+    expect(failed.status).toBe(412);
+    expect((await execute(bot.id)).text).toBe('first');
+    expect((await bundle(version('second'))).status).toBe(200);
+    expect((await execute(bot.id)).text).toBe('second');
+  });
+
+  it('runs many executions of a Bot being updated, each with a version that was current', async () => {
+    const bot = await createBot(version('0'));
+    const seen = new Set<string>();
+    let written = 0;
+    const writer = async () => {
+      for (let v = 1; v <= 10; v++) {
+        const response = await server.fhir(`/Bot/${bot.id}`, {
+          method: 'PUT',
+          body: { resourceType: 'Bot', id: bot.id, code: version(String(v)) },
+        });
+        expect(response.status).toBe(200);
+        written = v;
+      }
+    };
+    const runner = async () => {
+      for (let i = 0; i < 20; i++) {
+        const before = written;
+        const { status, text } = await execute(bot.id);
+        expect(status).toBe(200);
+        // Never older than what was written before this execution was asked for.
+        expect(Number(text)).toBeGreaterThanOrEqual(before);
+        seen.add(text);
+      }
+    };
+    await Promise.all([writer(), runner(), runner()]);
+    expect((await execute(bot.id)).text).toBe('10');
+  });
+});
+
+describe.runIf(engines.includes('postgres'))(
+  'Bot/$execute on two servers sharing one PostgreSQL database',
+  () => {
+    let first: TestServer;
+    let second: RunningServer;
+
+    beforeAll(async () => {
+      first = await startTestServer('postgres');
+      const config = loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
+        GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
+      });
+      second = await startServer(config, { db: await openDatabase({ url: first.database.url! }) });
+    });
+    afterAll(async () => {
+      await second?.close();
+      await first?.stop();
+    });
+
+    /** The same call on the second server, with the first server's project token. */
+    const onSecond = (path: string, method: string, body?: unknown) =>
+      fetch(`${second.url}/fhir/R4${path}`, {
+        method,
+        headers: {
+          Authorization: `Bearer ${first.project.token}`,
+          'Content-Type': 'application/fhir+json',
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const executeOnFirst = async (id: string) => {
+      const response = await first.fhir(`/Bot/${id}/$execute`, {
+        method: 'POST',
+        body: 'x',
+        headers: { 'Content-Type': 'text/plain' },
+      });
+      return { status: response.status, text: await response.text() };
+    };
+
+    it('runs a version the other server wrote the moment it is written', async () => {
+      const created = await first.fhir('/Bot', {
+        method: 'POST',
+        body: { resourceType: 'Bot', code: version('v1') },
+      });
+      const { id } = await created.json();
+      expect((await executeOnFirst(id)).text).toBe('v1');
+      const updated = await onSecond(`/Bot/${id}`, 'PUT', {
+        resourceType: 'Bot',
+        id,
+        code: version('v2'),
+      });
+      expect(updated.status).toBe(200);
+      expect((await executeOnFirst(id)).text).toBe('v2');
+      expect((await onSecond(`/Bot/${id}`, 'DELETE')).status).toBe(200);
+      expect((await executeOnFirst(id)).status).toBe(410);
+    });
+
+    it('never lets the fhir calls of an outdated copy through', async () => {
+      const writes = (tag: string) =>
+        `export async function handler(fhir) {
+          await fhir.createResource({ resourceType: 'Basic', code: { text: '${tag}' } });
+          return '${tag}';
+        }`;
+      const created = await first.fhir('/Bot', {
+        method: 'POST',
+        body: { resourceType: 'Bot', code: writes('old-copy') },
+      });
+      const { id } = await created.json();
+      expect((await executeOnFirst(id)).text).toBe('old-copy');
+      const updated = await onSecond(`/Bot/${id}`, 'PUT', {
+        resourceType: 'Bot',
+        id,
+        code: writes('current'),
+      });
+      expect(updated.status).toBe(200);
+      expect((await executeOnFirst(id)).text).toBe('current');
+      const basics = await (await first.fhir('/Basic?_count=100')).json();
+      const tags = (basics.entry ?? []).map(
+        (entry: { resource: { code: { text: string } } }) => entry.resource.code.text,
+      );
+      // One from the first execution; the second ran only the current version's call.
+      expect(tags.sort()).toEqual(['current', 'old-copy']);
+    });
+  },
+);
