@@ -7,6 +7,7 @@ import { BotRunner } from './bots/bot-runner.js';
 import type { AuditLog } from './bots/audit-log.js';
 import type { SandboxPool } from './bots/sandbox-pool.js';
 import { adminRoutes } from './http/admin-routes.js';
+import { auditVisibility } from './http/audit-visibility.js';
 import { botRoutes } from './http/bot-routes.js';
 import { errorMiddleware, outcomeWhenUnanswered } from './http/error-middleware.js';
 import { jsonBodyParser } from './http/fhir-body.js';
@@ -75,6 +76,7 @@ export function createApp({
   app.use(outcomeWhenUnanswered(FHIR_BASE));
   app.use(jsonBodyParser(config.maxBodyBytes));
   app.use(protect(requireToken(tokens, clients)));
+  app.use(auditVisibility(audit));
   const searchLimits = { defaultCount: config.defaultPageSize, maxCount: config.maxPageSize };
   const botLimits = {
     defaultTimeoutSeconds: config.botTimeoutSeconds,

@@ -1,0 +1,88 @@
+/**
+ * The AuditEvent of an execution is written after the response, in a batch; a request that may
+ * read it, sent after that response, must still find it (runtime/http/audit-visibility.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableEngines } from '../support/test-databases.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+describe.each(await availableEngines())('AuditEvents of executions, on %s', (engine) => {
+  let server: TestServer;
+  let botId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer(engine);
+    const created = await server.fhir('/Bot', {
+      method: 'POST',
+      body: { resourceType: 'Bot', code: 'export async function handler() { return "ok"; }' },
+    });
+    botId = (await created.json()).id;
+  });
+  afterAll(() => server?.stop());
+
+  const execute = async () => {
+    const response = await server.fhir(`/Bot/${botId}/$execute`, {
+      method: 'POST',
+      body: 'x',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(response.status).toBe(200);
+    return response.headers.get('X-Trace-Id')!;
+  };
+  const traceIdsOf = (
+    events: { entity: { detail: { type: string; valueString: string }[] }[] }[],
+  ) =>
+    events.flatMap((event) =>
+      event.entity[0].detail.filter((d) => d.type === 'trace-id').map((d) => d.valueString),
+    );
+  const searchRest = async () => {
+    const bundle = await (await server.fhir(`/AuditEvent?entity=Bot/${botId}&_count=1000`)).json();
+    return traceIdsOf((bundle.entry ?? []).map((e: { resource: unknown }) => e.resource));
+  };
+  const searchGraphql = async () => {
+    const response = await server.fhir('/$graphql', {
+      method: 'POST',
+      body: JSON.stringify({
+        query: `{ AuditEventList(entity: "Bot/${botId}", _count: 1000) { entity { detail { type valueString } } } }`,
+      }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    const body = await response.json();
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    return traceIdsOf(body.data.AuditEventList);
+  };
+
+  it('are found by a REST search sent right after the response', async () => {
+    for (let i = 0; i < 5; i++) {
+      const traceId = await execute();
+      expect(await searchRest()).toContain(traceId);
+    }
+  });
+
+  it('are found by a GraphQL query sent right after the response', async () => {
+    for (let i = 0; i < 5; i++) {
+      const traceId = await execute();
+      expect(await searchGraphql()).toContain(traceId);
+    }
+  });
+
+  it('are found while other executions keep running, and the search does not wait for theirs', async () => {
+    let running = true;
+    const background = async () => {
+      while (running) await execute();
+    };
+    const loops = [background(), background(), background()];
+    try {
+      for (let i = 0; i < 5; i++) {
+        const traceId = await execute();
+        const started = performance.now();
+        expect(await searchRest()).toContain(traceId);
+        // One batch or two, never the executions that keep coming after it.
+        expect(performance.now() - started).toBeLessThan(2_000);
+      }
+    } finally {
+      running = false;
+      await Promise.all(loops);
+    }
+  });
+});
