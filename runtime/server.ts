@@ -50,7 +50,7 @@ export async function startServer(
   const schema = buildExecutableSchema();
   const db = await opening;
   await migrate(db);
-  // Bots are read before each $execute: the store keeps copies of them (resource-cache.ts).
+  // Bots are read before each $execute: kept in memory on PostgreSQL too (resource-cache.ts).
   const store = new ResourceStore(db, [botIdentifierRule], ['Bot']);
   // Fresh statistics help the first searches; they need not delay readiness.
   store.statistics.analyzeInBackground();

@@ -59,38 +59,38 @@ export interface StoredVersion {
 
 export class ResourceStore {
   readonly statistics: StatisticsKeeper;
-  private readonly currentReads: CurrentReads;
-
   private readonly cache: ResourceCache;
 
   /**
    * `rules`: checks every write must pass inside its transaction (a Bot's identifier is unique
-   * in its project); `cachedTypes`: the types `readCached` keeps copies of.
+   * in its project); `checkedTypes`: the types `readCached` keeps copies of on PostgreSQL too.
    */
   constructor(
     readonly db: Database,
     private readonly rules: readonly WriteRule[] = [],
-    cachedTypes: readonly string[] = [],
+    checkedTypes: readonly string[] = [],
   ) {
     this.statistics = new StatisticsKeeper(db);
-    this.currentReads = new CurrentReads(db);
-    this.cache = new ResourceCache(db, new Set(cachedTypes), (projectId, resourceType, id) =>
+    const currentReads = new CurrentReads(db);
+    this.cache = new ResourceCache(db, new Set(checkedTypes), (projectId, keys) =>
+      currentReads.read(projectId, keys),
+    );
+  }
+
+  /**
+   * As `read`, from a copy in memory when there is one, with a promise that says whether it is
+   * current (see resource-cache.ts); only for the `checkedTypes`.
+   */
+  readCached(projectId: string, resourceType: string, id: string): Promise<CachedResource> {
+    return this.cache.read(projectId, resourceType, id, () =>
       this.read(projectId, resourceType, id),
     );
   }
 
   /**
-   * As `read`, from a copy in memory when there is one (only for the `cachedTypes`), with a
-   * promise that says whether it is current (see resource-cache.ts). The resource is shared:
-   * read it, never change it.
+   * The current version; 404 when unknown (also another project's), 410 when deleted. It may
+   * be a copy shared with other requests (resource-cache.ts): frozen, to be read, not changed.
    */
-  readCached(projectId: string, resourceType: string, id: string): Promise<CachedResource> {
-    if (!this.cache.types.has(resourceType))
-      throw new Error(`${resourceType} is not one of the store's cached types`);
-    return this.cache.read(projectId, resourceType, id);
-  }
-
-  /** The current version; 404 when unknown (also another project's), 410 when deleted. */
   async read(
     projectId: string,
     resourceType: string,
@@ -99,7 +99,7 @@ export class ResourceStore {
   ): Promise<FhirResource> {
     const row =
       tx === this.db
-        ? (await this.currentReads.read(projectId, [{ resourceType, id }])).get(
+        ? (await this.cache.rows(projectId, [{ resourceType, id }])).get(
             resourceKey(resourceType, id),
           )
         : await readInTransaction(tx, projectId, resourceType, id);
@@ -113,12 +113,12 @@ export class ResourceStore {
     return row.content!;
   }
 
-  /** Current, non-deleted versions of several resources; missing ones are absent. */
+  /** Current, non-deleted versions of several resources (shared, as `read`'s); missing ones are absent. */
   async readMany(
     projectId: string,
     keys: readonly { resourceType: string; id: string }[],
   ): Promise<Map<string, FhirResource>> {
-    const rows = await this.currentReads.read(projectId, keys);
+    const rows = await this.cache.rows(projectId, keys);
     const found = new Map<string, FhirResource>();
     for (const [key, row] of rows) if (!row.deleted) found.set(key, row.content!);
     return found;
@@ -170,10 +170,7 @@ export class ResourceStore {
       }
     });
     const writeIn = (t: Transaction) => {
-      this.cache.writing(
-        t,
-        prepared.map(({ resourceType, id }) => ({ projectId, resourceType, id })),
-      );
+      this.cache.writing(t, projectId, prepared);
       return writeAll(t, projectId, prepared, this.rules);
     };
     const results = await (tx ? writeIn(tx) : this.db.transaction(writeIn));

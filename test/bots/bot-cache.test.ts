@@ -15,7 +15,7 @@ import { ROOT_CLIENT, startTestServer, type TestServer } from '../support/test-s
 const engines = await availableEngines();
 const version = (v: string) => `export async function handler() { return '${v}'; }`;
 /** Statements that read a Bot's row, or check its version. */
-const READS = /FROM resource r\b.*r\.content|SELECT version_id FROM resource WHERE/s;
+const READS = /r\.content FROM resource r\b|^SELECT version_id FROM resource WHERE/;
 
 describe.each(engines)('Bot/$execute with Bots kept in memory, on %s', (engine) => {
   let server: TestServer;
