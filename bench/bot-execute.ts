@@ -12,7 +12,8 @@ import { startBenchServer, type BenchServer } from './bench-server.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
 import { measureFloor, startFloor } from './measure.js';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
+/** Timed executions per case and concurrency (see bench/graphql-queries.ts on why so many). */
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const HL7 = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8');
 
 const load = new LoadClient();

@@ -13,7 +13,14 @@ import { measureFloor, startFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+/**
+ * Timed requests per query and concurrency. V8 takes a few thousand requests to settle: with 300
+ * the p50s on PostgreSQL were 1.3–1.6× those of a 1,500-request run (Q2 1.73 against 1.29 ms,
+ * Q3 2.52 against 1.57), and the query timed first after a pause was slower still.
+ */
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+/** Warm-up requests per query, before any is timed. */
+const WARMUP = 1000;
 /** Medplum 5.0.2 on PostgreSQL and Redis, same data and machine kind, one request at a time (ms). */
 const MEDPLUM_P50: Record<string, number> = {
   Q1: 7.0,
@@ -44,7 +51,7 @@ for (const engine of await availableEngines()) {
       await client.measure({
         url: server.url,
         requests: requestsOf(query),
-        count: VARIANTS,
+        count: WARMUP,
         concurrency: 4,
       });
     for (const concurrency of [1, 16]) {
