@@ -27,9 +27,12 @@ export interface CachedResource {
   readonly current: Promise<boolean>;
 }
 
-/** Copies kept at most, and their JSON's characters at most (the least recently used go first). */
+/**
+ * Copies kept at most, and their JSON's characters at most (the least recently used go first):
+ * parsed, a resource takes a few times its JSON's size on the heap, so at most some 50–80 MB.
+ */
 const MAX_ENTRIES = 10_000;
-const MAX_CHARS = 64 * 1024 * 1024;
+const MAX_CHARS = 16 * 1024 * 1024;
 const CONFIRMED = Promise.resolve(true);
 
 interface Entry {
