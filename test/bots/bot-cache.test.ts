@@ -17,6 +17,16 @@ const version = (v: string) => `export async function handler() { return '${v}';
 /** Statements that read a Bot's row, or check its version. */
 const READS = /r\.content FROM resource r\b|^SELECT version_id FROM resource WHERE/;
 
+/** Runs the Bot with a text body; its status and answer. */
+async function executeOn(server: TestServer, id: string) {
+  const response = await server.fhir(`/Bot/${id}/$execute`, {
+    method: 'POST',
+    body: 'x',
+    headers: { 'Content-Type': 'text/plain' },
+  });
+  return { status: response.status, text: await response.text() };
+}
+
 describe.each(engines)('Bot/$execute with Bots kept in memory, on %s', (engine) => {
   let server: TestServer;
   let reads = 0;
@@ -41,14 +51,7 @@ describe.each(engines)('Bot/$execute with Bots kept in memory, on %s', (engine) 
     expect(response.status).toBe(201);
     return (await response.json()) as { id: string };
   };
-  const execute = async (id: string) => {
-    const response = await server.fhir(`/Bot/${id}/$execute`, {
-      method: 'POST',
-      body: 'x',
-      headers: { 'Content-Type': 'text/plain' },
-    });
-    return { status: response.status, text: await response.text() };
-  };
+  const execute = (id: string) => executeOn(server, id);
 
   it('reads a Bot once, then runs it from memory', async () => {
     const { id } = await createBot(version('one'));
@@ -166,28 +169,25 @@ describe.runIf(engines.includes('postgres'))(
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const executeOnFirst = async (id: string) => {
-      const response = await first.fhir(`/Bot/${id}/$execute`, {
+    const executeOnFirst = (id: string) => executeOn(first, id);
+    /** A Bot made on the first server and run there once, so that it keeps a copy. */
+    const createAndRunOnFirst = async (code: string) => {
+      const created = await first.fhir('/Bot', {
         method: 'POST',
-        body: 'x',
-        headers: { 'Content-Type': 'text/plain' },
+        body: { resourceType: 'Bot', code },
       });
-      return { status: response.status, text: await response.text() };
+      const { id } = await created.json();
+      expect((await executeOnFirst(id)).status).toBe(200);
+      return id as string;
+    };
+    const updateOnSecond = async (id: string, code: string) => {
+      const updated = await onSecond(`/Bot/${id}`, 'PUT', { resourceType: 'Bot', id, code });
+      expect(updated.status).toBe(200);
     };
 
     it('runs a version the other server wrote the moment it is written', async () => {
-      const created = await first.fhir('/Bot', {
-        method: 'POST',
-        body: { resourceType: 'Bot', code: version('v1') },
-      });
-      const { id } = await created.json();
-      expect((await executeOnFirst(id)).text).toBe('v1');
-      const updated = await onSecond(`/Bot/${id}`, 'PUT', {
-        resourceType: 'Bot',
-        id,
-        code: version('v2'),
-      });
-      expect(updated.status).toBe(200);
+      const id = await createAndRunOnFirst(version('v1'));
+      await updateOnSecond(id, version('v2'));
       expect((await executeOnFirst(id)).text).toBe('v2');
       expect((await onSecond(`/Bot/${id}`, 'DELETE')).status).toBe(200);
       expect((await executeOnFirst(id)).status).toBe(410);
@@ -199,18 +199,8 @@ describe.runIf(engines.includes('postgres'))(
           await fhir.createResource({ resourceType: 'Basic', code: { text: '${tag}' } });
           return '${tag}';
         }`;
-      const created = await first.fhir('/Bot', {
-        method: 'POST',
-        body: { resourceType: 'Bot', code: writes('old-copy') },
-      });
-      const { id } = await created.json();
-      expect((await executeOnFirst(id)).text).toBe('old-copy');
-      const updated = await onSecond(`/Bot/${id}`, 'PUT', {
-        resourceType: 'Bot',
-        id,
-        code: writes('current'),
-      });
-      expect(updated.status).toBe(200);
+      const id = await createAndRunOnFirst(writes('old-copy'));
+      await updateOnSecond(id, writes('current'));
       expect((await executeOnFirst(id)).text).toBe('current');
       const basics = await (await first.fhir('/Basic?_count=100')).json();
       const tags = (basics.entry ?? []).map(
