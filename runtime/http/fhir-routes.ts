@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { searchableTypes } from '../../generated/search/index.js';
 import { processBundle } from '../fhir/bundle-processor.js';
-import { capabilityStatement } from '../fhir/capability-statement.js';
+import { capabilityStatementJson } from '../fhir/capability-statement.js';
 import { conditionalCreate } from '../fhir/conditional-create.js';
 import { searchBundle } from '../fhir/search-bundle.js';
 import { parseSearchRequest, type SearchLimits } from '../fhir/search-request.js';
@@ -31,7 +31,7 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
   const router = new Router({ prefix: FHIR_BASE, sensitive: true });
   const base = (ctx: Context) => `${ctx.protocol}://${ctx.host}${FHIR_BASE}`;
 
-  router.get('/metadata', (ctx) => send(ctx, 200, capabilityStatement(base(ctx))));
+  router.get('/metadata', (ctx) => send(ctx, 200, capabilityStatementJson(base(ctx))));
 
   router.post('/', async (ctx) => {
     const access = accessOf(ctx);
