@@ -107,7 +107,10 @@ export class BotRunner {
     };
     const started = new Date();
     const code = String(bot.code ?? '');
-    const host = createBotHost({ store, schema, limits: searchLimits, projectId });
+    const host = afterQueuedAudits(
+      createBotHost({ store, schema, limits: searchLimits, projectId }),
+      () => this.options.audit.settledFor(projectId),
+    );
     const result = await pool.run({
       code,
       event,
@@ -133,6 +136,17 @@ export class BotRunner {
     }
     return { ...result, traceId };
   }
+}
+
+/**
+ * Host calls that may read AuditEvents first wait for the project's queued ones, as HTTP
+ * requests do (http/audit-visibility.ts): a bot finds the AuditEvents of executions before it.
+ */
+function afterQueuedAudits(host: SandboxHost, settled: () => Promise<void>): SandboxHost {
+  return async (method, args) => {
+    if (JSON.stringify(args).includes('AuditEvent')) await settled();
+    return host(method, args);
+  };
 }
 
 /** Host calls that wait until the bot is known to be current, and fail when it is not. */

@@ -66,6 +66,30 @@ describe.each(await availableEngines())('AuditEvents of executions, on %s', (eng
     }
   });
 
+  it("are found by a bot's fhir client, in the execution right after", async () => {
+    const created = await server.fhir('/Bot', {
+      method: 'POST',
+      body: {
+        resourceType: 'Bot',
+        code: `export async function handler(fhir, event) {
+          const events = await fhir.searchResources('AuditEvent', 'entity=Bot/' + event.input + '&_count=1000');
+          return events.flatMap((e) => e.entity[0].detail).filter((d) => d.type === 'trace-id').map((d) => d.valueString);
+        }`,
+      },
+    });
+    const reader = (await created.json()).id;
+    for (let i = 0; i < 5; i++) {
+      const traceId = await execute();
+      const response = await server.fhir(`/Bot/${reader}/$execute`, {
+        method: 'POST',
+        body: botId,
+        headers: { 'Content-Type': 'text/plain' },
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toContain(traceId);
+    }
+  });
+
   it('are found while other executions keep running, and the search does not wait for theirs', async () => {
     let running = true;
     const background = async () => {
