@@ -2,8 +2,9 @@
  * A request that may read AuditEvents first waits for the AuditEvents of the bot executions its
  * project ran before it, which the audit log writes in batches after their responses: a client
  * that runs a bot and then searches for its AuditEvent finds it. Such requests are those under
- * `AuditEvent`, at the base (whole-system search and history, Bundles) and GraphQL queries that
- * name AuditEvent; nothing waits while no AuditEvent of the project is waiting to be written.
+ * `AuditEvent` or at the base (whole-system search and history, Bundles), and those whose query
+ * string or body names AuditEvent (`_include`, `_revinclude`, GraphQL); nothing waits while no
+ * AuditEvent of the project is waiting to be written.
  */
 import type { Context, Middleware } from 'koa';
 import type { AuditLog } from '../bots/audit-log.js';
@@ -21,16 +22,14 @@ export function auditVisibility(audit: AuditLog): Middleware {
 function mayReadAuditEvents(ctx: Context): boolean {
   if (!ctx.path.startsWith(FHIR_BASE)) return false;
   const path = ctx.path.slice(FHIR_BASE.length);
-  if (path.endsWith('/$graphql')) {
-    const text =
-      ctx.method === 'GET' ? ctx.query.query : (ctx.request as { rawBody?: unknown }).rawBody;
-    return String(text ?? '').includes('AuditEvent');
-  }
+  const body = (ctx.request as { rawBody?: unknown }).rawBody;
   return (
     path === '' ||
     path === '/' ||
     path.startsWith('/_history') ||
     path.startsWith('/_search') ||
-    path.startsWith('/AuditEvent')
+    path.startsWith('/AuditEvent') ||
+    ctx.querystring.includes('AuditEvent') ||
+    (typeof body === 'string' && body.includes('AuditEvent'))
   );
 }

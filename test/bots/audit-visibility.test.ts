@@ -66,6 +66,19 @@ describe.each(await availableEngines())('AuditEvents of executions, on %s', (eng
     }
   });
 
+  it('are found by a search of the Bot that includes them with _revinclude', async () => {
+    for (let i = 0; i < 5; i++) {
+      const traceId = await execute();
+      const bundle = await (
+        await server.fhir(`/Bot?_id=${botId}&_revinclude=AuditEvent:entity`)
+      ).json();
+      const events = (bundle.entry ?? [])
+        .map((e: { resource: { resourceType: string } }) => e.resource)
+        .filter((r: { resourceType: string }) => r.resourceType === 'AuditEvent');
+      expect(traceIdsOf(events)).toContain(traceId);
+    }
+  });
+
   it("are found by a bot's fhir client, in the execution right after", async () => {
     const created = await server.fhir('/Bot', {
       method: 'POST',
