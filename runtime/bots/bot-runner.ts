@@ -139,12 +139,13 @@ export class BotRunner {
 }
 
 /**
- * Host calls that may read AuditEvents first wait for the project's queued ones, as HTTP
- * requests do (http/audit-visibility.ts): a bot finds the AuditEvents of executions before it.
+ * Host calls that may read AuditEvents (a type, search or GraphQL text naming them) first wait
+ * for the project's queued ones, as HTTP requests do (http/audit-visibility.ts): a bot finds the
+ * AuditEvents of executions before it.
  */
 function afterQueuedAudits(host: SandboxHost, settled: () => Promise<void>): SandboxHost {
   return async (method, args) => {
-    if (JSON.stringify(args).includes('AuditEvent')) await settled();
+    if (args.some((arg) => typeof arg === 'string' && arg.includes('AuditEvent'))) await settled();
     return host(method, args);
   };
 }
