@@ -98,8 +98,10 @@ export class ResourceCache {
   ): Promise<CachedResource> {
     if (!this.checkedTypes.has(resourceType))
       throw new Error(`${resourceType} is not one of the cache's checked types`);
+    // Exact: `readCurrent` reads through `rows`, from a copy when there is one.
+    if (this.exact) return { resource: await readCurrent(), current: CONFIRMED };
     const key = cacheKey(projectId, resourceType, id);
-    const row = this.exact ? undefined : this.usable(key);
+    const row = this.usable(key);
     if (row?.content) {
       const current = this.isCurrent(projectId, resourceType, id, row.versionId);
       // Awaited later, after the caller's own work: a failure meanwhile is not unhandled.
@@ -108,11 +110,9 @@ export class ResourceCache {
     }
     const ended = this.ended;
     const resource = await readCurrent();
-    if (!this.exact) {
-      const versionId = (resource.meta as { versionId?: string } | undefined)?.versionId;
-      if (versionId !== undefined)
-        this.keepIfCurrent(key, { deleted: false, versionId, content: resource }, ended);
-    }
+    const versionId = (resource.meta as { versionId?: string } | undefined)?.versionId;
+    if (versionId !== undefined)
+      this.keepIfCurrent(key, { deleted: false, versionId, content: resource }, ended);
     return { resource, current: CONFIRMED };
   }
 
