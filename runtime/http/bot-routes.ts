@@ -10,6 +10,7 @@ import { BotRunner, type BotOutcome } from '../bots/bot-runner.js';
 import { HL7_V2_ER7, readBotInput } from '../bots/bot-input.js';
 import type { SearchLimits } from '../fhir/search-request.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
+import type { CachedResource } from '../store/resource-cache.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
 import { parseSearchRequest } from '../fhir/search-request.js';
@@ -28,18 +29,25 @@ export interface BotRouteOptions {
 export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
   const router = new Router({ prefix: `${FHIR_BASE}/Bot`, sensitive: true });
 
-  /** `reread`: the current version, for a bot that `current` says was changed meanwhile. */
-  const execute = async (
-    ctx: Context,
-    bot: FhirResource,
-    current?: Promise<boolean>,
-    reread?: () => Promise<FhirResource>,
-  ) => {
+  /**
+   * `read` finds the bot; when its copy turns out not to be current, the run is thrown away and
+   * `read` asked again, which then reads the current version.
+   */
+  const execute = async (ctx: Context, read: () => Promise<CachedResource>) => {
+    const first = await read();
+    const bot = first.resource;
     const input = readBotInput(ctx, ['identifier']);
     const execution = { projectId: projectOf(ctx), input, callerId: accessOf(ctx).clientId };
-    const run = async (): Promise<BotOutcome> =>
-      (await runner.execute({ ...execution, bot, current })) ??
-      (await runner.execute({ ...execution, bot: await reread!() }))!;
+    const run = async (): Promise<BotOutcome> => {
+      for (let found = first; ; found = await read()) {
+        const outcome = await runner.execute({
+          ...execution,
+          bot: found.resource,
+          current: found.current,
+        });
+        if (outcome) return outcome;
+      }
+    };
     if (/respond-async/.test(ctx.get('Prefer'))) {
       const task = await startTask(store, execution.projectId, bot);
       void run().then(
@@ -80,13 +88,12 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
     });
     if (matches.length === 0)
       throw fhirError(404, 'not-found', `No Bot has the identifier ${identifier}`);
-    await execute(ctx, matches[0]);
+    const found = { resource: matches[0], current: Promise.resolve(true) };
+    await execute(ctx, async () => found);
   };
   const byId = async (ctx: Context) => {
     authorize(accessOf(ctx), 'Bot', 'r');
-    const read = () => store.readCached(projectOf(ctx), 'Bot', ctx.params.id);
-    const { resource, current } = await read();
-    await execute(ctx, resource, current, async () => (await read()).resource);
+    await execute(ctx, () => store.readCached(projectOf(ctx), 'Bot', ctx.params.id));
   };
   router.get('/$execute', byIdentifier);
   router.post('/$execute', byIdentifier);
