@@ -26,7 +26,9 @@ export function createBotHost({ store, schema, limits, projectId }: BotHostOptio
   const search = async (type: unknown, query: unknown): Promise<FhirResource[]> => {
     const resourceType = knownType(type);
     const request = parseSearchRequest(resourceType, toParams(query), limits);
-    return [...(await searchResources(store.db, projectId, resourceType, request)).matches];
+    return [
+      ...(await searchResources(store.searchSource(), projectId, resourceType, request)).matches,
+    ];
   };
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {
     readResource: (type, id) => store.read(projectId, knownType(type), text(id, 'id')),

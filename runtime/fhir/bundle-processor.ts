@@ -193,7 +193,12 @@ async function readEntry(url: string, context: BundleContext, db: Queryable): Pr
     return { resource, response: { status: '200 OK' } };
   }
   const request = parseSearchRequest(resourceType, new URLSearchParams(query), context.limits);
-  const found = await searchResources(db, context.projectId, resourceType, request);
+  const found = await searchResources(
+    context.store.searchSource(db),
+    context.projectId,
+    resourceType,
+    request,
+  );
   // As in a REST search: included resources of types the token may not read are left out.
   const result = {
     ...found,

@@ -5,9 +5,9 @@
  */
 import type { FhirResource } from '../graphql/graphql-context.js';
 import { fhirError } from '../http/fhir-error.js';
-import type { Queryable, Transaction } from '../store/database.js';
+import type { Transaction } from '../store/database.js';
 import type { ResourceStore, WriteResult } from '../store/resource-store.js';
-import { searchResources } from '../store/search-store.js';
+import { searchResources, type SearchSource } from '../store/search-store.js';
 import { parseSearchRequest, type SearchLimits } from './search-request.js';
 
 export async function conditionalCreate(
@@ -21,7 +21,7 @@ export async function conditionalCreate(
   id?: string,
 ): Promise<WriteResult> {
   const existing = await findExisting(
-    tx ?? store.db,
+    store.searchSource(tx),
     projectId,
     resource.resourceType,
     ifNoneExist,
@@ -44,7 +44,7 @@ export async function conditionalCreate(
 }
 
 async function findExisting(
-  db: Queryable,
+  source: SearchSource,
   projectId: string,
   resourceType: string,
   query: string,
@@ -54,7 +54,7 @@ async function findExisting(
   const request = parseSearchRequest(resourceType, parameters, limits);
   if (request.criteria.length === 0)
     throw fhirError(400, 'invalid', 'If-None-Exist needs at least one search parameter');
-  const { matches } = await searchResources(db, projectId, resourceType, {
+  const { matches } = await searchResources(source, projectId, resourceType, {
     ...request,
     count: 2,
     offset: 0,

@@ -7,8 +7,7 @@
  */
 import DataLoader from 'dataloader';
 import type { SortKey } from '../fhir/search-request.js';
-import type { Queryable } from '../store/database.js';
-import { searchResources } from '../store/search-store.js';
+import { searchResources, type SearchSource } from '../store/search-store.js';
 import { buildReferenceTargetsQuery } from '../store/search-sql.js';
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
 import type { FhirResource } from './graphql-context.js';
@@ -27,7 +26,7 @@ export type ReferringLoader = DataLoader<ReferringRequest, FhirResource[], strin
 /** The most matches one batched search reads; beyond it, a parent's list is cut. */
 const BATCH_LIMIT = 10_000;
 
-export function createReferringLoader(db: Queryable, projectId: string): ReferringLoader {
+export function createReferringLoader(source: SearchSource, projectId: string): ReferringLoader {
   return new DataLoader(
     async (requests) => {
       const groups = new Map<string, ReferringRequest[]>();
@@ -37,7 +36,7 @@ export function createReferringLoader(db: Queryable, projectId: string): Referri
       }
       const answers = new Map<string, FhirResource[]>();
       const loaded = await Promise.all(
-        [...groups.values()].map((group) => loadGroup(db, projectId, group)),
+        [...groups.values()].map((group) => loadGroup(source, projectId, group)),
       );
       for (const group of loaded) for (const [key, list] of group) answers.set(key, list);
       return requests.map((request) => answers.get(requestKey(request)) ?? []);
@@ -47,7 +46,7 @@ export function createReferringLoader(db: Queryable, projectId: string): Referri
 }
 
 async function loadGroup(
-  db: Queryable,
+  source: SearchSource,
   projectId: string,
   group: readonly ReferringRequest[],
 ): Promise<Map<string, FhirResource[]>> {
@@ -57,7 +56,7 @@ async function loadGroup(
     resourceType: r.target.resourceType,
     id: r.target.id,
   }));
-  const { matches } = await searchResources(db, projectId, resourceType, {
+  const { matches } = await searchResources(source, projectId, resourceType, {
     criteria: [...criteria, { code, values }],
     count: BATCH_LIMIT,
     offset: 0,
@@ -70,7 +69,7 @@ async function loadGroup(
   // One parent (a single resource's reverse reference): every match points to it.
   if (group.length === 1) return new Map([[requestKey(group[0]), [...matches]]]);
   const links = matches.length
-    ? await db.query<{ id: string; target_type: string | null; target_id: string | null }>(
+    ? await source.db.query<{ id: string; target_type: string | null; target_id: string | null }>(
         ...queryArgs(
           buildReferenceTargetsQuery(
             projectId,

@@ -27,7 +27,7 @@ export function createStoreDataSource(
     const found = await store.readMany(projectId, keys.map(parseKey));
     return keys.map((k) => found.get(k));
   });
-  const referring = createReferringLoader(store.db, projectId);
+  const referring = createReferringLoader(store.searchSource(), projectId);
   const allow = (resourceType: string, interaction: Interaction) =>
     guard(() => authorize(access, resourceType, interaction));
   const search = async (resourceType: string, request: SearchRequest): Promise<SearchPage> => {
@@ -36,7 +36,7 @@ export function createStoreDataSource(
     const offset =
       request.cursor !== undefined ? cursorOffset(request.cursor) : (request.offset ?? 0);
     const result = await guardAsync(() =>
-      searchResources(store.db, projectId, resourceType, {
+      searchResources(store.searchSource(), projectId, resourceType, {
         criteria: request.criteria,
         count,
         offset,

@@ -81,7 +81,7 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
         'identifier',
       );
     const request = parseSearchRequest('Bot', new URLSearchParams({ identifier }), limits);
-    const { matches } = await searchResources(store.db, projectOf(ctx), 'Bot', {
+    const { matches } = await searchResources(store.searchSource(), projectOf(ctx), 'Bot', {
       ...request,
       count: 2,
       total: 'none',

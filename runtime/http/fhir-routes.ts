@@ -139,7 +139,12 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
     const resourceType = allowed(ctx, ctx.params.type, 's');
     const request = parseSearchRequest(resourceType, query, limits);
     const access = accessOf(ctx);
-    const found = await searchResources(store.db, projectOf(ctx), resourceType, request);
+    const found = await searchResources(
+      store.searchSource(),
+      projectOf(ctx),
+      resourceType,
+      request,
+    );
     // Included resources of types the token may not read are left out, never shown.
     const result = {
       ...found,

@@ -186,7 +186,8 @@ function cacheKey(projectId: string, resourceType: string, id: string): string {
   return `${projectId}\u0000${resourceType}\u0000${id}`;
 }
 
-function deepFreeze(value: unknown): void {
+/** Freezes `value` and everything in it: a copy shared between requests must not change. */
+export function deepFreeze(value: unknown): void {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);

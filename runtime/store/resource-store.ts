@@ -15,6 +15,8 @@ import { CurrentReads, type CurrentRow } from './current-reads.js';
 import { StatisticsKeeper } from './statistics.js';
 import { resourceKey } from './resource-keys.js';
 import { writeAll, type PreparedWrite } from './write-versions.js';
+import type { SearchSource } from './search-store.js';
+import { VersionContents } from './version-contents.js';
 
 /** About how many rows (resource, history, search index) one resource version writes. */
 const ROWS_PER_RESOURCE = 12;
@@ -59,6 +61,8 @@ export interface StoredVersion {
 
 export class ResourceStore {
   readonly statistics: StatisticsKeeper;
+  /** Contents of the versions searches found (version-contents.ts). */
+  private readonly contents = new VersionContents();
   private readonly cache: ResourceCache;
 
   /**
@@ -91,6 +95,12 @@ export class ResourceStore {
    * The current version; 404 when unknown (also another project's), 410 when deleted. It may
    * be a copy shared with other requests (resource-cache.ts): frozen, to be read, not changed.
    */
+  /** Where searches run: in `tx` when given, else in the database. */
+  searchSource(tx?: Queryable): SearchSource {
+    const inTransaction = tx !== undefined && tx !== this.db;
+    return { db: tx ?? this.db, contents: this.contents, keep: !inTransaction };
+  }
+
   async read(
     projectId: string,
     resourceType: string,

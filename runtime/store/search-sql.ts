@@ -3,7 +3,8 @@
  * PostgreSQL and PGlite. Every value is a `$n` parameter; the SQL text holds only fixed pieces
  * (table and column names from fixed maps, operators).
  *
- * Rows of search, include and revinclude queries: `resource_type, id, content` (content as JSONB).
+ * Rows of search, include and revinclude queries: `resource_type, id, version_id`; the contents
+ * come from version-contents.ts.
  * Text ordering uses the "C" collation, so both databases and every page agree on the order.
  * @see http://hl7.org/fhir/R4/search.html
  */
@@ -39,10 +40,10 @@ export interface SearchSqlOptions {
   readonly sort: readonly SortKey[];
 }
 
-const SELECTED = 'r.resource_type, r.id, r.content';
+const SELECTED = 'r.resource_type, r.id, r.version_id';
 const TIE_BREAKER = 'r.id COLLATE "C"';
 
-/** SELECT resource_type, id, content of matching, non-deleted resources of one type in one project, sorted and paged. */
+/** SELECT resource_type, id, version_id of matching, non-deleted resources of one type in one project, sorted and paged. */
 export function buildSearchQuery(
   projectId: string,
   definition: ResourceSearchDefinition,

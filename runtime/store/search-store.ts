@@ -13,6 +13,15 @@ import {
   buildSearchQuery,
   type SqlQuery,
 } from './search-sql.js';
+import type { VersionContents, VersionKey } from './version-contents.js';
+
+/** Where a search runs (the database, or a transaction), and the contents of versions read. */
+export interface SearchSource {
+  readonly db: Queryable;
+  readonly contents: VersionContents;
+  /** False in a transaction: versions it wrote may never commit, so none it reads are kept. */
+  readonly keep: boolean;
+}
 
 export interface SearchResult {
   readonly matches: readonly FhirResource[];
@@ -22,7 +31,7 @@ export interface SearchResult {
 }
 
 export async function searchResources(
-  db: Queryable,
+  source: SearchSource,
   projectId: string,
   resourceType: string,
   request: Pick<
@@ -35,15 +44,21 @@ export async function searchResources(
   const [matches, total] = await Promise.all([
     request.summaryCount
       ? []
-      : resources(db, buildSearchQuery(projectId, definition, request.criteria, request)),
-    wantsTotal ? countOf(db, buildCountQuery(projectId, definition, request.criteria)) : undefined,
+      : resources(
+          source,
+          projectId,
+          buildSearchQuery(projectId, definition, request.criteria, request),
+        ),
+    wantsTotal
+      ? countOf(source.db, buildCountQuery(projectId, definition, request.criteria))
+      : undefined,
   ]);
-  const included = await includes(db, projectId, matches, request);
+  const included = await includes(source, projectId, matches, request);
   return { matches, included, ...(total === undefined ? {} : { total }) };
 }
 
 async function includes(
-  db: Queryable,
+  source: SearchSource,
   projectId: string,
   matches: readonly FhirResource[],
   request: Pick<SearchRequestParameters, 'include' | 'revinclude'>,
@@ -60,11 +75,23 @@ async function includes(
   for (const { sourceType, code, targetType } of request.include) {
     const ids = matches.filter((r) => r.resourceType === sourceType).map((r) => r.id!);
     if (ids.length)
-      add(await resources(db, buildIncludeQuery(projectId, sourceType, ids, code, targetType)));
+      add(
+        await resources(
+          source,
+          projectId,
+          buildIncludeQuery(projectId, sourceType, ids, code, targetType),
+        ),
+      );
   }
   for (const { sourceType, code } of request.revinclude) {
     const targets = matches.map((r) => ({ type: r.resourceType, id: r.id! }));
-    add(await resources(db, buildRevIncludeQuery(projectId, sourceType, code, targets)));
+    add(
+      await resources(
+        source,
+        projectId,
+        buildRevIncludeQuery(projectId, sourceType, code, targets),
+      ),
+    );
   }
   return found;
 }
@@ -72,9 +99,14 @@ async function includes(
 /** Search texts depend only on the request's shape (values are parameters): they recur. */
 const RECURRING = { prepared: 'recurring' } as const;
 
-async function resources(db: Queryable, query: SqlQuery): Promise<FhirResource[]> {
-  const { rows } = await db.query<{ content: FhirResource }>(query.text, query.values, RECURRING);
-  return rows.map((row) => row.content);
+/** The matches' contents, shared copies kept by version (version-contents.ts). */
+async function resources(
+  { db, contents, keep }: SearchSource,
+  projectId: string,
+  query: SqlQuery,
+): Promise<readonly FhirResource[]> {
+  const { rows } = await db.query<VersionKey>(query.text, query.values, RECURRING);
+  return contents.contents(db, projectId, rows, keep);
 }
 
 async function countOf(db: Queryable, query: SqlQuery): Promise<number> {
