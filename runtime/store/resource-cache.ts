@@ -18,6 +18,7 @@
  */
 import type { FhirResource } from '../graphql/graphql-context.js';
 import type { CurrentRow } from './current-reads.js';
+import { BoundedLru } from './bounded-lru.js';
 import type { Database, Transaction } from './database.js';
 import { resourceKey, type ResourceKey } from './resource-keys.js';
 
@@ -35,11 +36,6 @@ const MAX_ENTRIES = 10_000;
 const MAX_CHARS = 16 * 1024 * 1024;
 const CONFIRMED = Promise.resolve(true);
 
-interface Entry {
-  readonly row: CurrentRow;
-  readonly chars: number;
-}
-
 type LoadRows = (
   projectId: string,
   keys: readonly ResourceKey[],
@@ -48,8 +44,7 @@ type LoadRows = (
 export class ResourceCache {
   /** Every read by id goes through the cache (PGlite), not only `read` of the checked types. */
   readonly exact: boolean;
-  private readonly entries = new Map<string, Entry>();
-  private chars = 0;
+  private readonly copies = new BoundedLru<CurrentRow>(MAX_ENTRIES, MAX_CHARS);
   /** Keys with a write in an open transaction, and how many. */
   private readonly open = new Map<string, number>();
   /** Counts ended writes: a read that began before one ended may have seen the old version. */
@@ -121,25 +116,21 @@ export class ResourceCache {
     for (const { resourceType, id } of keys) {
       if (!this.exact && !this.checkedTypes.has(resourceType)) continue;
       const key = cacheKey(projectId, resourceType, id);
-      this.drop(key);
+      this.copies.delete(key);
       this.open.set(key, (this.open.get(key) ?? 0) + 1);
       tx.afterEnd(() => {
         const left = (this.open.get(key) ?? 1) - 1;
         if (left > 0) this.open.set(key, left);
         else this.open.delete(key);
-        this.drop(key);
+        this.copies.delete(key);
         this.ended++;
       });
     }
   }
 
-  /** The copy under `key` unless a write of it is open; the most recently used go last. */
+  /** The copy under `key` unless a write of it is open. */
   private usable(key: string): CurrentRow | undefined {
-    const entry = this.entries.get(key);
-    if (!entry || this.open.has(key)) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.row;
+    return this.open.has(key) ? undefined : this.copies.get(key);
   }
 
   private async isCurrent(
@@ -154,7 +145,7 @@ export class ResourceCache {
       { prepared: 'fixed' },
     );
     const current = rows.length > 0 && String(rows[0].version_id) === versionId;
-    if (!current) this.drop(cacheKey(projectId, resourceType, id));
+    if (!current) this.copies.delete(cacheKey(projectId, resourceType, id));
     return current;
   }
 
@@ -162,23 +153,8 @@ export class ResourceCache {
   private keepIfCurrent(key: string, row: CurrentRow, ended: number): void {
     if (ended !== this.ended || this.open.has(key)) return;
     const chars = row.content ? JSON.stringify(row.content).length : 0;
-    if (chars > MAX_CHARS / 8) return;
     if (row.content) deepFreeze(row.content);
-    this.drop(key);
-    this.entries.set(key, { row, chars });
-    this.chars += chars;
-    for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= MAX_ENTRIES && this.chars <= MAX_CHARS) break;
-      this.entries.delete(oldest);
-      this.chars -= entry.chars;
-    }
-  }
-
-  private drop(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.chars -= entry.chars;
+    this.copies.set(key, row, chars);
   }
 }
 

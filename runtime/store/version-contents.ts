@@ -13,6 +13,7 @@
  */
 import type { FhirResource } from '../graphql/graphql-context.js';
 import type { Queryable } from './database.js';
+import { BoundedLru } from './bounded-lru.js';
 import { deepFreeze } from './resource-cache.js';
 
 /** A search match: its key and the version the search found current. */
@@ -36,14 +37,8 @@ const READ_VERSIONS = `SELECT h.resource_type, h.id, h.version_id, h.content, pg
   WHERE h.project_id = $1
     AND (h.resource_type, h.id, h.version_id) IN (SELECT * FROM unnest($2::text[], $3::text[], $4::bigint[]))`;
 
-interface Entry {
-  readonly content: FhirResource;
-  readonly bytes: number;
-}
-
 export class VersionContents {
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly copies = new BoundedLru<FhirResource>(MAX_ENTRIES, MAX_BYTES);
 
   /**
    * The contents of `keys`, in their order; one statement reads those not kept, and keeps them
@@ -55,7 +50,7 @@ export class VersionContents {
     keys: readonly VersionKey[],
     keep: boolean,
   ): Promise<FhirResource[]> {
-    const found = keys.map((key) => this.get(versionKey(projectId, key)));
+    const found = keys.map((key) => this.copies.get(versionKey(projectId, key)));
     const missing = keys.filter((_, index) => found[index] === undefined);
     if (missing.length > 0) {
       const { rows } = await db.query<VersionKey & { content: FhirResource; bytes: number }>(
@@ -72,7 +67,10 @@ export class VersionContents {
       for (const row of rows) {
         const key = versionKey(projectId, row);
         read.set(key, row.content);
-        if (keep) this.keep(key, row.content, Number(row.bytes));
+        if (keep && !this.copies.has(key)) {
+          deepFreeze(row.content);
+          this.copies.set(key, row.content, Number(row.bytes));
+        }
       }
       keys.forEach((key, index) => {
         found[index] ??= read.get(versionKey(projectId, key));
@@ -83,27 +81,6 @@ export class VersionContents {
       const { resource_type, id, version_id } = keys[index];
       throw new Error(`Version ${version_id} of ${resource_type}/${id} is missing from history`);
     });
-  }
-
-  /** The copy under `key`; the most recently used go last. */
-  private get(key: string): FhirResource | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.content;
-  }
-
-  private keep(key: string, content: FhirResource, bytes: number): void {
-    if (this.entries.has(key) || bytes > MAX_BYTES / 8) return;
-    deepFreeze(content);
-    this.entries.set(key, { content, bytes });
-    this.bytes += bytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= MAX_ENTRIES && this.bytes <= MAX_BYTES) break;
-      this.entries.delete(oldest);
-      this.bytes -= entry.bytes;
-    }
   }
 }
 
