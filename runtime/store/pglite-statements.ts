@@ -33,6 +33,8 @@ export function runPrepared<R>(
 ): Promise<R[]> {
   return db._runExclusiveTransaction(() =>
     db._runExclusiveQuery(async () => {
+      // As query() says it: a closed PGlite's module is gone, and using it fails obscurely.
+      if (db.closed) throw new Error('PGlite is closed');
       let prepared = preparedIn.get(db);
       if (!prepared) preparedIn.set(db, (prepared = new Map()));
       let described = prepared.get(name);

@@ -91,6 +91,18 @@ describe('prepared statements on PGlite', () => {
     ]);
   });
 
+  it('refuses as query() does once the PGlite is closed', async () => {
+    const closing = await openDatabase({ pglite: await PGlite.create() });
+    await closing.query('SELECT 1 AS open', [], { prepared: 'fixed' });
+    await closing.close();
+    const plain = await closing.query('SELECT 1 AS open').catch((error: Error) => error.message);
+    const prepared = await closing
+      .query('SELECT 1 AS open', [], { prepared: 'fixed' })
+      .catch((error: Error) => error.message);
+    expect(prepared).toBe(plain);
+    expect(prepared).toBe('PGlite is closed');
+  });
+
   it('reports errors as query() does, and the statement still runs afterwards', async () => {
     const text = 'SELECT $1::bigint + 1 AS next';
     const plain = await pglite.query(text, ['not a number']).catch((error: unknown) => error);
