@@ -12,7 +12,7 @@
 import { loadSearchDefinition } from '../generated/search/index.js';
 import { parseCriterion } from '../runtime/search/parse-search-arguments.js';
 import type { Database } from '../runtime/store/database.js';
-import { resourceKeysCondition } from '../runtime/store/resource-keys.js';
+import { currentRowsQuery } from '../runtime/store/current-reads.js';
 import { buildSearchQuery, type SqlQuery } from '../runtime/store/search-sql.js';
 import { availableEngines } from '../test/support/test-databases.js';
 import { startTestServer } from '../test/support/test-server.js';
@@ -45,18 +45,7 @@ for (const engine of await availableEngines()) {
         "SELECT id FROM resource WHERE resource_type = 'Patient' LIMIT 1",
       )
     ).rows;
-    const values: unknown[] = [projectId];
-    const condition = resourceKeysCondition(
-      'r',
-      [{ resourceType: 'Patient', id: patient.id }],
-      values,
-    );
-    // The statement of runtime/store/current-reads.ts.
-    const read = {
-      text: `SELECT r.resource_type, r.id, r.deleted, r.version_id, r.content FROM resource r
-        WHERE r.project_id = $1 AND ${condition}`,
-      values,
-    };
+    const read = currentRowsQuery(projectId, [{ resourceType: 'Patient', id: patient.id }]);
     await report(engine, 'read by id, unprepared', database.db, read);
     await report(engine, 'read by id, prepared', database.db, read, true);
     for (const [label, query] of Object.entries(queries)) {

@@ -84,7 +84,7 @@ export class CurrentReads {
     projectId: string,
     keys: readonly ResourceKey[],
   ): Promise<Map<string, CurrentRow>> {
-    const values: unknown[] = [projectId];
+    const { text, values } = currentRowsQuery(projectId, keys);
     const { rows } = await this.db.query<{
       resource_type: string;
       id: string;
@@ -92,8 +92,7 @@ export class CurrentReads {
       version_id: string;
       content: FhirResource | null;
     }>(
-      `SELECT r.resource_type, r.id, r.deleted, r.version_id, r.content FROM resource r
-        WHERE r.project_id = $1 AND ${resourceKeysCondition('r', keys, values)}`,
+      text,
       values,
       // The text depends only on how many types the keys have: a few dozen texts at most.
       { prepared: 'fixed' },
@@ -125,4 +124,15 @@ function* batches(list: readonly Waiting[]): Generator<Waiting[]> {
     size += waiting.keys.length;
   }
   if (batch.length > 0) yield batch;
+}
+
+/** The statement that reads the current rows of `keys` (deleted ones too). */
+export function currentRowsQuery(
+  projectId: string,
+  keys: readonly ResourceKey[],
+): { readonly text: string; readonly values: unknown[] } {
+  const values: unknown[] = [projectId];
+  const text = `SELECT r.resource_type, r.id, r.deleted, r.version_id, r.content FROM resource r
+        WHERE r.project_id = $1 AND ${resourceKeysCondition('r', keys, values)}`;
+  return { text, values };
 }

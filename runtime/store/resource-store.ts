@@ -91,16 +91,16 @@ export class ResourceStore {
     );
   }
 
-  /**
-   * The current version; 404 when unknown (also another project's), 410 when deleted. It may
-   * be a copy shared with other requests (resource-cache.ts): frozen, to be read, not changed.
-   */
   /** Where searches run: in `tx` when given, else in the database. */
   searchSource(tx?: Queryable): SearchSource {
     const inTransaction = tx !== undefined && tx !== this.db;
     return { db: tx ?? this.db, contents: this.contents, keep: !inTransaction };
   }
 
+  /**
+   * The current version; 404 when unknown (also another project's), 410 when deleted. It may
+   * be a copy shared with other requests (resource-cache.ts): frozen, to be read, not changed.
+   */
   async read(
     projectId: string,
     resourceType: string,
