@@ -25,7 +25,7 @@ const WARMUP = 200;
 
 for (const engine of await availableEngines()) {
   const database = await openBenchDatabase(engine);
-  const server = await startTestServer(engine, { LOG_LEVEL: 'silent' }, database);
+  const server = await startTestServer(engine, {}, database);
   try {
     for (const bundle of transactionBundles(1000, 500)) {
       const response = await server.fhir('/', { method: 'POST', body: bundle });
