@@ -22,10 +22,12 @@ export interface QueryOptions {
    * planning alone costs 0.3–0.5 ms on PostgreSQL, 1–3 ms on PGlite):
    * - `fixed`: the text is one of a small, fixed set the server runs again and again;
    * - `recurring`: the text is shaped by a client's request (a search, whose values are
-   *   parameters): prepared from its RECURRING_AFTER-th run on, while fewer than
-   *   MAX_RECURRING texts are. A prepared statement stays in its connection for good, so
-   *   client-chosen shapes must not grow that set without end; past the bound (or run fewer
-   *   times) texts are parsed and planned on every run, as before.
+   *   parameters; a write, by the index tables its resources fill): prepared from its
+   *   RECURRING_AFTER-th run on, while fewer than MAX_RECURRING texts are. A prepared
+   *   statement stays in its connection for good, so client-chosen shapes must not grow that
+   *   set without end; past the bound (or run fewer times) texts are parsed and planned on
+   *   every run, as before.
+   * In a transaction too.
    */
   readonly prepared?: 'fixed' | 'recurring';
 }
@@ -69,9 +71,11 @@ function wrapPGlite(db: PGlite): Database {
       return ended.after(
         db.transaction((tx) =>
           work({
-            query: async <R>(text: string, values?: readonly unknown[]) => ({
-              rows: (await tx.query<R>(text, values as unknown[])).rows,
-            }),
+            query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => {
+              const name = options?.prepared && statementName(text, options.prepared);
+              if (name) return { rows: await runPrepared<R>(db, name, text, values ?? [], true) };
+              return { rows: (await tx.query<R>(text, values as unknown[])).rows };
+            },
             afterEnd: ended.add,
           }),
         ),
@@ -165,8 +169,8 @@ async function postgresTransaction<T>(
   try {
     await reachable(client.query('BEGIN'));
     const result = await work({
-      query: async <R>(text: string, values?: readonly unknown[]) => ({
-        rows: (await reachable(client.query(text, values as unknown[]))).rows as R[],
+      query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => ({
+        rows: (await reachable(client.query(queryOf(text, values, options?.prepared)))).rows as R[],
       }),
       afterEnd,
     });

@@ -23,15 +23,17 @@ const preparedIn = new WeakMap<PGlite, Map<string, Described>>();
 /**
  * Runs `text` as the statement `name`, preparing it on first use. Takes PGlite's locks as
  * `query()` does: a transaction in progress finishes first, since its statements and these share
- * PGlite's one session.
+ * PGlite's one session. `inTransaction`: run by that transaction's own work, which holds the
+ * transaction lock already (as its `tx.query()` does, only the query lock is taken).
  */
 export function runPrepared<R>(
   db: PGlite,
   name: string,
   text: string,
   values: readonly unknown[],
+  inTransaction = false,
 ): Promise<R[]> {
-  return db._runExclusiveTransaction(() =>
+  const run = () =>
     db._runExclusiveQuery(async () => {
       // As query() says it: a closed PGlite's module is gone, and using it fails obscurely.
       if (db.closed) throw new Error('PGlite is closed');
@@ -43,8 +45,8 @@ export function runPrepared<R>(
         prepared.set(name, described);
       }
       return execute<R>(db, name, described, values);
-    }),
-  );
+    });
+  return inTransaction ? run() : db._runExclusiveTransaction(run);
 }
 
 async function prepare(db: PGlite, name: string, text: string): Promise<Described> {

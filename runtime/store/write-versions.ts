@@ -158,6 +158,7 @@ async function lockCurrent(
       WHERE r.project_id = $1 AND ${resourceKeysCondition('r', writes, values)}
       FOR UPDATE OF r`,
     values,
+    { prepared: 'recurring' },
   );
   return new Map(rows.map((row) => [resourceKey(row.resource_type, row.id), row]));
 }
@@ -179,7 +180,7 @@ const VERSION_COLUMNS =
 
 /**
  * Current rows, history rows and the search index, in one statement (one round trip to the
- * database, and the version JSON parsed once for both tables). A new resource that another
+ * database, and the version JSON parsed once for both tables), kept prepared once it recurs. A new resource that another
  * transaction created meanwhile (two PUTs to one new id) is refused with 409 rather than
  * overwritten; the transaction then rolls back, index rows included.
  */
@@ -209,6 +210,10 @@ async function storeVersions(
      ${indexWrites.map((cte) => `, ${cte}`).join('\n     ')}
      SELECT (SELECT count(*) FROM current)::integer AS stored`,
     values,
+    // Its text depends only on which index tables get rows (and for updates on how many types
+    // are replaced): the same few texts recur. Parsing and planning it is most of a lone
+    // write's cost on PGlite (one AuditEvent: 0.90 ms unprepared, 0.35 ms prepared).
+    { prepared: 'recurring' },
   );
   if (stored[0].stored !== rows.length) {
     throw fhirError(

@@ -1,7 +1,7 @@
 /**
  * Prepared statements on PGlite (runtime/store/pglite-statements.ts): the same rows as
  * `query()`, prepared once in PGlite's session, never run inside another caller's open
- * transaction, and errors reported as `query()` reports them.
+ * transaction but run inside the caller's own, and errors reported as `query()` reports them.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,31 @@ describe('prepared statements on PGlite', () => {
     expect((await db.query(text, [], { prepared: 'fixed' })).rows).toEqual([
       { id: 'tx-committed' },
     ]);
+  });
+
+  it("runs inside a transaction's own work: sees its writes, and is rolled back with it", async () => {
+    const select = "SELECT id FROM item WHERE id LIKE 'own%' ORDER BY id";
+    const insert = 'INSERT INTO item (id) VALUES ($1) RETURNING id';
+    const outcome = await db
+      .transaction(async (tx) => {
+        await tx.query("INSERT INTO item (id) VALUES ('own-plain')");
+        const added = await tx.query(insert, ['own-prepared'], { prepared: 'fixed' });
+        expect(added.rows).toEqual([{ id: 'own-prepared' }]);
+        const seen = await tx.query(select, [], { prepared: 'fixed' });
+        expect(seen.rows).toEqual([{ id: 'own-plain' }, { id: 'own-prepared' }]);
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => error.message);
+    expect(outcome).toBe('roll back');
+    expect((await db.query(select, [], { prepared: 'fixed' })).rows).toEqual([]);
+
+    await db.transaction(async (tx) => {
+      await tx.query(insert, ['own-committed'], { prepared: 'fixed' });
+    });
+    expect((await db.query(select, [], { prepared: 'fixed' })).rows).toEqual([
+      { id: 'own-committed' },
+    ]);
+    expect(await preparedLike('INSERT INTO item (id) VALUES%')).toBe(1);
   });
 
   it('refuses as query() does once the PGlite is closed', async () => {

@@ -59,6 +59,22 @@ describe.runIf(onPostgres)('prepared statements on PostgreSQL', () => {
     }
   });
 
+  it('prepares inside a transaction too, and the statement outlives a rollback', async () => {
+    const text = 'SELECT $1::integer AS in_transaction';
+    const outcome = await db
+      .transaction(async (tx) => {
+        const { rows } = await tx.query(text, [1], { prepared: 'fixed' });
+        expect(rows).toEqual([{ in_transaction: 1 }]);
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => error.message);
+    expect(outcome).toBe('roll back');
+    expect(await preparedLike('%AS in\\_transaction%')).toBe(1);
+    expect((await db.query(text, [2], { prepared: 'fixed' })).rows).toEqual([
+      { in_transaction: 2 },
+    ]);
+  });
+
   it(`keeps at most ${MAX_RECURRING} recurring texts prepared`, async () => {
     for (let shape = 0; shape < MAX_RECURRING + 20; shape++) {
       for (let run = 0; run < RECURRING_AFTER + 1; run++) {
