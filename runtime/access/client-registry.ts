@@ -97,9 +97,11 @@ export class ClientRegistry {
   async isActive(clientId: string): Promise<boolean> {
     const until = this.active.get(clientId);
     if (until !== undefined && until > Date.now()) return true;
-    const { rows } = await this.db.query('SELECT 1 FROM client WHERE id = $1 AND deleted IS NULL', [
-      clientId,
-    ]);
+    const { rows } = await this.db.query(
+      'SELECT 1 FROM client WHERE id = $1 AND deleted IS NULL',
+      [clientId],
+      { prepared: 'fixed' },
+    );
     if (rows.length === 0) {
       this.active.delete(clientId);
       return false;
@@ -152,6 +154,7 @@ export class ClientRegistry {
     const { rows } = await this.db.query<{ name: string; value: string }>(
       'SELECT name, value FROM project_secret WHERE project_id = $1 ORDER BY name',
       [projectId],
+      { prepared: 'fixed' },
     );
     return Object.freeze(
       Object.fromEntries(

@@ -78,6 +78,8 @@ async function loadGroup(
             matches.map((m) => m.id!),
           ),
         ),
+        // One text whatever the ids (an array parameter).
+        { prepared: 'fixed' },
       )
     : { rows: [] };
   const targetsOf = new Map<string, Set<string>>();
