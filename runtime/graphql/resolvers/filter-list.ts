@@ -21,6 +21,8 @@ export const filterList: GraphQLFieldResolver<Item, GraphQLContext, FilterArgs> 
 ) => {
   const items = parent[info.fieldName];
   if (!Array.isArray(items)) return items;
+  // Most lists have no arguments at all (`name { family }`): kept whole, not copied twice.
+  if (noArguments(args)) return page(items as Item[], undefined, undefined, parent, context, info);
   const { fhirpath: expression, _count: count, _offset: offset, ...byValue } = args;
   const kept = (items as Item[]).filter((item) => matchesValues(item, byValue));
   // Synchronous unless there is a FHIRPath to compile: a promise per list costs the executor.
@@ -47,12 +49,17 @@ function page(
   info: GraphQLResolveInfo,
 ): Item[] | null {
   const start = typeof offset === 'number' ? Math.max(0, offset) : 0;
-  const paged = kept.slice(
-    start,
-    typeof count === 'number' ? start + Math.max(0, count) : undefined,
-  );
+  const paged =
+    start === 0 && typeof count !== 'number'
+      ? kept
+      : kept.slice(start, typeof count === 'number' ? start + Math.max(0, count) : undefined);
   if (context.trackContainers !== false) rememberContainer(paged, parent, info.fieldName);
   return paged.length > 0 ? paged : null;
+}
+
+function noArguments(args: FilterArgs): boolean {
+  for (const name in args) if (args[name] !== undefined) return false;
+  return true;
 }
 
 /** Every given value must be among the child's values (a repeating child matches on any item). */
