@@ -27,7 +27,7 @@ export interface QueryOptions {
    *   statement stays in its connection for good, so client-chosen shapes must not grow that
    *   set without end; past the bound (or run fewer times) texts are parsed and planned on
    *   every run, as before.
-   * In a transaction too.
+   * Both hold inside transactions too.
    */
   readonly prepared?: 'fixed' | 'recurring';
 }
@@ -57,28 +57,22 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
 }
 
 function wrapPGlite(db: PGlite): Database {
-  const query = async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => {
-    const name = options?.prepared && statementName(text, options.prepared);
-    if (name) return { rows: await runPrepared<R>(db, name, text, values ?? []) };
-    return { rows: (await db.query<R>(text, values as unknown[])).rows };
-  };
+  /** Queries through `session` (PGlite itself, or a transaction's work inside it). */
+  const queryIn =
+    (session: Pick<PGlite, 'query'>, inTransaction: boolean): Queryable['query'] =>
+    async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => {
+      const name = options?.prepared && statementName(text, options.prepared);
+      if (name) return { rows: await runPrepared<R>(db, name, text, values ?? [], inTransaction) };
+      return { rows: (await session.query<R>(text, values as unknown[])).rows };
+    };
   return {
     engine: 'pglite',
-    query,
+    query: queryIn(db, false),
     // PGlite has one connection: its transaction() queues other work until this one ends.
     transaction: (work) => {
       const ended = new TransactionEnd();
       return ended.after(
-        db.transaction((tx) =>
-          work({
-            query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => {
-              const name = options?.prepared && statementName(text, options.prepared);
-              if (name) return { rows: await runPrepared<R>(db, name, text, values ?? [], true) };
-              return { rows: (await tx.query<R>(text, values as unknown[])).rows };
-            },
-            afterEnd: ended.add,
-          }),
-        ),
+        db.transaction((tx) => work({ query: queryIn(tx, true), afterEnd: ended.add })),
       );
     },
     exec: async (sql) => {

@@ -180,9 +180,9 @@ const VERSION_COLUMNS =
 
 /**
  * Current rows, history rows and the search index, in one statement (one round trip to the
- * database, and the version JSON parsed once for both tables), kept prepared once it recurs. A new resource that another
- * transaction created meanwhile (two PUTs to one new id) is refused with 409 rather than
- * overwritten; the transaction then rolls back, index rows included.
+ * database, and the version JSON parsed once for both tables), kept prepared once it recurs. A
+ * new resource that another transaction created meanwhile (two PUTs to one new id) is refused
+ * with 409 rather than overwritten; the transaction then rolls back, index rows included.
  */
 async function storeVersions(
   tx: Queryable,

@@ -21,10 +21,11 @@ export const filterList: GraphQLFieldResolver<Item, GraphQLContext, FilterArgs> 
 ) => {
   const items = parent[info.fieldName];
   if (!Array.isArray(items)) return items;
-  // Most lists have no arguments at all (`name { family }`): kept whole, not copied twice.
-  if (noArguments(args)) return page(items as Item[], undefined, undefined, parent, context, info);
   const { fhirpath: expression, _count: count, _offset: offset, ...byValue } = args;
-  const kept = (items as Item[]).filter((item) => matchesValues(item, byValue));
+  // Most lists have no arguments at all (`name { family }`): kept whole, not copied.
+  const kept = filtersByValue(byValue)
+    ? (items as Item[]).filter((item) => matchesValues(item, byValue))
+    : (items as Item[]);
   // Synchronous unless there is a FHIRPath to compile: a promise per list costs the executor.
   if (typeof expression !== 'string') return page(kept, count, offset, parent, context, info);
   const base = fhirPathOf(info.parentType.name, info.fieldName);
@@ -57,9 +58,9 @@ function page(
   return paged.length > 0 ? paged : null;
 }
 
-function noArguments(args: FilterArgs): boolean {
-  for (const name in args) if (args[name] !== undefined) return false;
-  return true;
+function filtersByValue(byValue: FilterArgs): boolean {
+  for (const child in byValue) if (byValue[child] !== undefined) return true;
+  return false;
 }
 
 /** Every given value must be among the child's values (a repeating child matches on any item). */
