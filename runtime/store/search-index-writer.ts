@@ -1,6 +1,7 @@
 /**
  * The search index of a set of resources, as parts of one SQL statement: one DELETE per index
  * table for the resources that had an earlier version, one INSERT per table for all new values.
+ * Every row carries the last update of the version it indexes (searches page by it, search-sql.ts).
  */
 import type { SearchIndexRows } from '../search/search-index.js';
 import { resourceKeysCondition } from './resource-keys.js';
@@ -54,15 +55,20 @@ const TABLES: Readonly<Record<keyof SearchIndexRows, TableColumns>> = {
  * of `entries`, for the caller to put in one statement with the version rows; their parameters
  * are appended to `values`. In one statement every part sees the same snapshot, so each DELETE
  * removes only the earlier rows, never the ones inserted beside it. `project` is the placeholder
- * of the project id's parameter (e.g. `$2`).
+ * of the project id's parameter (e.g. `$2`); `lastUpdated` is the versions' last update, the same
+ * for every resource of one write.
  */
 export function searchIndexWrites(
   project: string,
+  lastUpdated: string,
   entries: readonly IndexEntry[],
   values: unknown[],
 ): string[] {
   const replaced = entries.filter((e) => e.replacing);
   const ctes: string[] = [];
+  // A parameter only when some row uses it: PostgreSQL cannot type one that nothing references.
+  let lastUpdatedParam: string | undefined;
+  const lastUpdatedOnce = () => (lastUpdatedParam ??= `$${values.push(lastUpdated)}`);
   for (const [kind, { table }] of Object.entries(TABLES) as [
     keyof SearchIndexRows,
     TableColumns,
@@ -72,7 +78,7 @@ export function searchIndexWrites(
         `delete_${kind} AS (DELETE FROM ${table} s WHERE s.project_id = ${project}::text AND ${resourceKeysCondition('s', replaced, values)})`,
       );
     }
-    const insert = insertRows(kind, entries, values, project);
+    const insert = insertRows(kind, entries, values, project, lastUpdatedOnce);
     if (insert) ctes.push(`insert_${kind} AS (${insert})`);
   }
   return ctes;
@@ -83,6 +89,7 @@ function insertRows(
   entries: readonly IndexEntry[],
   values: unknown[],
   project: string,
+  lastUpdated: () => string,
 ): string | undefined {
   const { table, columns } = TABLES[kind];
   const rows = entries.flatMap((entry) =>
@@ -105,7 +112,8 @@ function insertRows(
     'code text',
     ...Object.entries(columns).map(([c, [, type]]) => `${c} ${type}`),
   ];
+  const lastUpdatedParam = lastUpdated();
   values.push(JSON.stringify(rows));
-  return `INSERT INTO ${table} (project_id, ${names.join(', ')})
-     SELECT ${project}::text, ${names.join(', ')} FROM jsonb_to_recordset($${values.length}::jsonb) AS x(${types.join(', ')})`;
+  return `INSERT INTO ${table} (project_id, last_updated, ${names.join(', ')})
+     SELECT ${project}::text, ${lastUpdatedParam}::timestamptz, ${names.join(', ')} FROM jsonb_to_recordset($${values.length}::jsonb) AS x(${types.join(', ')})`;
 }

@@ -51,7 +51,12 @@ export function buildSearchQuery(
   options: SearchSqlOptions,
 ): SqlQuery {
   const context = searchContext(projectId, definition);
-  const where = matchCondition(context, definition, criteria);
+  const { conditions, matches } = splitCriteria(context, definition, criteria);
+  const byLastUpdated = lastUpdatedOrder(options.sort);
+  if (byLastUpdated && conditions.length === 0 && matches.length > 0) {
+    return pageFromIndex(context, matches, byLastUpdated, options);
+  }
+  const where = matchCondition(context, conditions, matches);
   const order = orderBy(context, definition, options.sort);
   const limit = context.params.add(pageNumber('count', options.count), 'bigint');
   const offset = context.params.add(pageNumber('offset', options.offset), 'bigint');
@@ -61,6 +66,42 @@ export function buildSearchQuery(
   return { text, values: context.params.values };
 }
 
+/**
+ * A page in last-update order when every criterion is an index match: the index rows carry their
+ * resource's last update (migrations/006), so the page's ids are sorted, deduplicated and cut from
+ * the index rows alone, and only the page's resources are read. Sorting first read the resource
+ * of every match (address-city=Austin&gender=male over 1,000 Patients: 85 resources for a page of
+ * 20; 0.42 → 0.27 ms on PostgreSQL). Index rows exist only for current, non-deleted versions
+ * (write-versions.ts), written with them, so the order and the page are those of the resources.
+ */
+function pageFromIndex(
+  context: SqlContext,
+  matches: readonly IndexMatch[],
+  direction: 'ASC' | 'DESC',
+  options: SearchSqlOptions,
+): SqlQuery {
+  const ids = idsMatchingAll(context, matches, true);
+  const order = `p.last_updated ${direction}, p.id COLLATE "C"`;
+  const limit = context.params.add(pageNumber('count', options.count), 'bigint');
+  const offset = context.params.add(pageNumber('offset', options.offset), 'bigint');
+  const page =
+    `SELECT m.id, m.last_updated FROM (${ids}) m GROUP BY m.id, m.last_updated\n` +
+    `ORDER BY m.last_updated ${direction}, m.id COLLATE "C" LIMIT ${limit} OFFSET ${offset}`;
+  const text =
+    `SELECT ${SELECTED} FROM (${page}) p\n` +
+    `JOIN resource r ON ${resourceOfType(context)} AND r.id = p.id\nORDER BY ${order}`;
+  return { text, values: context.params.values };
+}
+
+/** The direction of a sort by last update alone (none given is newest first); else undefined. */
+function lastUpdatedOrder(sort: readonly SortKey[]): 'ASC' | 'DESC' | undefined {
+  if (sort.length === 0) return 'DESC';
+  if (sort.length === 1 && sort[0].code === '_lastUpdated') {
+    return sort[0].descending ? 'DESC' : 'ASC';
+  }
+  return undefined;
+}
+
 /** SELECT count(*) AS total (an integer) of the resources buildSearchQuery matches, on all pages. */
 export function buildCountQuery(
   projectId: string,
@@ -68,7 +109,8 @@ export function buildCountQuery(
   criteria: readonly SearchCriterion[],
 ): SqlQuery {
   const context = searchContext(projectId, definition);
-  const where = matchCondition(context, definition, criteria);
+  const { conditions, matches } = splitCriteria(context, definition, criteria);
+  const where = matchCondition(context, conditions, matches);
   const text = `SELECT count(*)::integer AS total FROM resource r\nWHERE ${where}`;
   return { text, values: context.params.values };
 }
@@ -149,21 +191,31 @@ function resourceOfType({ project, resourceType }: SqlContext): string {
   return `r.project_id = ${project} AND r.resource_type = ${resourceType} AND r.deleted = false`;
 }
 
-/** Non-deleted resources of the type and project that meet every criterion. */
-function matchCondition(
+/** The criteria as conditions on resource `r` and as index matches. */
+function splitCriteria(
   context: SqlContext,
   definition: ResourceSearchDefinition,
   criteria: readonly SearchCriterion[],
-): string {
-  const conditions = [resourceOfType(context)];
+): { conditions: string[]; matches: IndexMatch[] } {
+  const conditions: string[] = [];
   const matches: IndexMatch[] = [];
   for (const criterion of criteria) {
     const sql = criterionSql(context, definition, criterion);
     if ('match' in sql) matches.push(sql.match);
     else conditions.push(`(${sql.condition})`);
   }
-  if (matches.length > 0) conditions.push(`r.id IN (${idsMatchingAll(context, matches)})`);
-  return conditions.join('\n  AND ');
+  return { conditions, matches };
+}
+
+/** Non-deleted resources of the type and project that meet every condition and match. */
+function matchCondition(
+  context: SqlContext,
+  conditions: readonly string[],
+  matches: readonly IndexMatch[],
+): string {
+  const all = [resourceOfType(context), ...conditions];
+  if (matches.length > 0) all.push(`r.id IN (${idsMatchingAll(context, matches)})`);
+  return all.join('\n  AND ');
 }
 
 /**
@@ -172,15 +224,22 @@ function matchCondition(
  * others have a row for its id too, so the planner may probe or merge them by id. Correlating
  * every match with the resource row instead read the resources of all the first match's ids
  * (address-city=Boston&gender=male over 1,000 Patients: 149 resources read for 67 matches,
- * 1,331 pages against 285; 4.8 ms against 2.5 ms).
+ * 1,331 pages against 285; 4.8 ms against 2.5 ms). With `withLastUpdated`, each id comes with
+ * its resource's last update, from the first match's rows.
  */
-function idsMatchingAll(context: SqlContext, [first, ...rest]: readonly IndexMatch[]): string {
-  const firstIds = `SELECT i.id ${indexRows(context, first.type, first.code, null)} AND (${first.condition})`;
+function idsMatchingAll(
+  context: SqlContext,
+  [first, ...rest]: readonly IndexMatch[],
+  withLastUpdated = false,
+): string {
+  const columns = withLastUpdated ? 'i.id, i.last_updated' : 'i.id';
+  const firstIds = `SELECT ${columns} ${indexRows(context, first.type, first.code, null)} AND (${first.condition})`;
   if (rest.length === 0) return firstIds;
   const others = rest.map((match) =>
     indexExists(context, match.type, match.code, match.condition, 'm.id'),
   );
-  return `SELECT m.id FROM (${firstIds}) m WHERE ${others.join(' AND ')}`;
+  const selected = withLastUpdated ? 'm.id, m.last_updated' : 'm.id';
+  return `SELECT ${selected} FROM (${firstIds}) m WHERE ${others.join(' AND ')}`;
 }
 
 /** What each indexed type sorts by; a Period without start sorts as the earliest date. */

@@ -71,6 +71,7 @@ export async function writeAll(
   await storeVersions(
     tx,
     projectId,
+    lastUpdated,
     rows,
     rows.map((row) => ({
       resourceType: row.resource_type,
@@ -187,11 +188,12 @@ const VERSION_COLUMNS =
 async function storeVersions(
   tx: Queryable,
   projectId: string,
+  lastUpdated: string,
   rows: readonly VersionRow[],
   index: readonly IndexEntry[],
 ): Promise<void> {
   const values: unknown[] = [JSON.stringify(rows), projectId];
-  const indexWrites = searchIndexWrites('$2', index, values);
+  const indexWrites = searchIndexWrites('$2', lastUpdated, index, values);
   const { rows: stored } = await tx.query<{ stored: number; expected: number }>(
     `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})),
      current AS (

@@ -1,0 +1,187 @@
+/**
+ * Index rows carry the last update of the version they index (migrations/006): the store writes
+ * it, the migration fills it in for existing rows, and searches in last-update order page by it
+ * (search-sql.ts) — so those pages must follow every update and deletion.
+ */
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../runtime/store/database.js';
+import { migrate } from '../../runtime/store/migrate.js';
+import { projectPath } from '../../runtime/project-path.js';
+import { availableEngines, type Engine } from '../support/test-databases.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const TABLES = [
+  'search_string',
+  'search_token',
+  'search_reference',
+  'search_date',
+  'search_number',
+  'search_quantity',
+  'search_uri',
+];
+const MIGRATIONS = projectPath('runtime/store/migrations');
+const INDEX_LAST_UPDATED = '006-index-last-updated.sql';
+
+/** A database with the migrations before 006 only, in a schema of its own on PostgreSQL. */
+async function databaseBefore006(engine: Engine): Promise<{ db: Database; drop(): Promise<void> }> {
+  const earlier = mkdtempSync(join(tmpdir(), 'graphir-migrations-'));
+  for (const name of readdirSync(MIGRATIONS).filter((n) => n < INDEX_LAST_UPDATED))
+    copyFileSync(join(MIGRATIONS, name), join(earlier, name));
+  let db: Database;
+  let dropSchema = async () => {};
+  if (engine === 'pglite') {
+    db = await openDatabase({ pglite: await PGlite.create() });
+  } else {
+    const url = process.env.GRAPHIR_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    const schema = `index_last_updated_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const inSchema = new URL(url);
+    inSchema.searchParams.set('options', `-c search_path=${schema}`);
+    db = await openDatabase({ url: inSchema.toString() });
+    dropSchema = async () => {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    };
+  }
+  await migrate(db, earlier);
+  rmSync(earlier, { recursive: true, force: true });
+  return {
+    db,
+    drop: async () => {
+      await db.close();
+      await dropSchema();
+    },
+  };
+}
+
+describe.each(await availableEngines())('index rows and last updates on %s', (engine) => {
+  it('migration 006 gives every index row its resource’s last update and drops rows of deleted or missing resources', async () => {
+    const { db, drop } = await databaseBefore006(engine);
+    try {
+      await db.exec(`
+        INSERT INTO resource (project_id, resource_type, id, version_id, last_updated, deleted, content) VALUES
+          ('p', 'Patient', 'kept', 3, '2024-05-06T07:08:09.123Z', false, '{}'),
+          ('p', 'Patient', 'gone', 2, '2024-05-07T00:00:00Z', true, null),
+          ('q', 'Patient', 'kept', 1, '2023-01-01T00:00:00Z', false, '{}');
+        INSERT INTO search_string (project_id, resource_type, id, code, value) VALUES
+          ('p', 'Patient', 'kept', 'name', 'ada'), ('p', 'Patient', 'gone', 'name', 'ada'),
+          ('p', 'Patient', 'never', 'name', 'ada'), ('q', 'Patient', 'kept', 'name', 'ada');
+        INSERT INTO search_token (project_id, resource_type, id, code, value) VALUES ('p', 'Patient', 'kept', 'gender', 'female');
+        INSERT INTO search_reference (project_id, resource_type, id, code, target_type, target_id) VALUES ('p', 'Patient', 'kept', 'organization', 'Organization', 'o');
+        INSERT INTO search_date (project_id, resource_type, id, code, start_at) VALUES ('p', 'Patient', 'kept', 'birthdate', '1815-12-10');
+        INSERT INTO search_number (project_id, resource_type, id, code, value) VALUES ('p', 'Patient', 'kept', 'n', 1);
+        INSERT INTO search_quantity (project_id, resource_type, id, code, value) VALUES ('p', 'Patient', 'kept', 'q', 2);
+        INSERT INTO search_uri (project_id, resource_type, id, code, value) VALUES ('p', 'Patient', 'kept', '_profile', 'http://x');
+      `);
+      expect(await migrate(db)).toEqual([INDEX_LAST_UPDATED]);
+      for (const table of TABLES) {
+        const { rows } = await db.query<{ project_id: string; id: string; last_updated: Date }>(
+          `SELECT project_id, id, last_updated FROM ${table} ORDER BY project_id`,
+        );
+        const expected = [
+          { project_id: 'p', id: 'kept', last_updated: '2024-05-06T07:08:09.123Z' },
+        ];
+        if (table === 'search_string')
+          expected.push({ project_id: 'q', id: 'kept', last_updated: '2023-01-01T00:00:00.000Z' });
+        expect(
+          rows.map((row) => ({ ...row, last_updated: new Date(row.last_updated).toISOString() })),
+          table,
+        ).toEqual(expected);
+      }
+      await expect(
+        db.query(
+          `INSERT INTO search_string (project_id, resource_type, id, code, value) VALUES ('p', 'Patient', 'kept', 'name', 'x')`,
+        ),
+      ).rejects.toThrow(/last_updated/);
+    } finally {
+      await drop();
+    }
+  });
+
+  describe('through the server', () => {
+    let server: TestServer;
+    beforeAll(async () => {
+      server = await startTestServer(engine);
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    /** The distinct last updates of the resource's index rows, over every index table. */
+    async function indexLastUpdates(id: string): Promise<string[]> {
+      const { rows } = await server.database.db.query<{ last_updated: Date }>(
+        TABLES.map(
+          (table) => `SELECT last_updated FROM ${table} WHERE project_id = $1 AND id = $2`,
+        ).join(' UNION '),
+        [server.project.projectId, id],
+      );
+      return rows.map((row) => new Date(row.last_updated).toISOString());
+    }
+
+    async function write(method: string, path: string, body?: unknown) {
+      const response = await server.fhir(path, { method, body });
+      expect(response.status, await response.clone().text()).toBeLessThan(300);
+      return method === 'DELETE' ? undefined : await response.json();
+    }
+
+    async function page(query: string): Promise<string[]> {
+      const response = await server.fhir(`/Patient?${query}`);
+      expect(response.status).toBe(200);
+      const bundle = await response.json();
+      return (bundle.entry ?? []).map((entry: { resource: { id: string } }) => entry.resource.id);
+    }
+
+    const patient = (id: string, family: string) => ({
+      resourceType: 'Patient',
+      id,
+      name: [{ family, given: ['Ordered'] }],
+      gender: 'other',
+      birthDate: '1990-01-01',
+      identifier: [{ system: 'urn:order', value: id }],
+      managingOrganization: { reference: 'Organization/org' },
+      meta: { profile: ['http://example.org/ordered'] },
+    });
+
+    it('writes each version’s last update into its index rows, and leaves none for a deletion', async () => {
+      const first = await write('PUT', '/Patient/ord-index', patient('ord-index', 'Lovelace'));
+      expect(await indexLastUpdates('ord-index')).toEqual([first.meta.lastUpdated]);
+      const second = await write('PUT', '/Patient/ord-index', patient('ord-index', 'Byron'));
+      expect(second.meta.lastUpdated).not.toBe(first.meta.lastUpdated);
+      expect(await indexLastUpdates('ord-index')).toEqual([second.meta.lastUpdated]);
+      await write('DELETE', '/Patient/ord-index');
+      expect(await indexLastUpdates('ord-index')).toEqual([]);
+    });
+
+    it('pages in last-update order follow updates and deletions', async () => {
+      for (const id of ['ord-a', 'ord-b', 'ord-c', 'ord-d']) {
+        await write('PUT', `/Patient/${id}`, patient(id, `Family ${id}`));
+        // Distinct instants, so that the order does not fall back to ids.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const query = 'given=ordered&gender=other';
+      expect(await page(`${query}&_count=2`)).toEqual(['ord-d', 'ord-c']);
+      expect(await page(`${query}&_count=2&_offset=2`)).toEqual(['ord-b', 'ord-a']);
+      expect(await page(`${query}&_count=3&_sort=_lastUpdated`)).toEqual([
+        'ord-a',
+        'ord-b',
+        'ord-c',
+      ]);
+
+      await write('PUT', '/Patient/ord-a', patient('ord-a', 'Updated'));
+      expect(await page(`${query}&_count=2`)).toEqual(['ord-a', 'ord-d']);
+      await write('DELETE', '/Patient/ord-d');
+      expect(await page(`${query}&_count=2`)).toEqual(['ord-a', 'ord-c']);
+      expect(await page(`${query}&_count=2&_offset=2`)).toEqual(['ord-b']);
+      // No longer matching: gone from the pages too.
+      await write('PUT', '/Patient/ord-c', { ...patient('ord-c', 'C'), gender: 'female' });
+      expect(await page(`${query}&_count=5`)).toEqual(['ord-a', 'ord-b']);
+    });
+  });
+});
