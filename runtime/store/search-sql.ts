@@ -102,7 +102,10 @@ function lastUpdatedOrder(sort: readonly SortKey[]): 'ASC' | 'DESC' | undefined 
   return undefined;
 }
 
-/** SELECT count(*) AS total (an integer) of the resources buildSearchQuery matches, on all pages. */
+/**
+ * SELECT count(*) AS total (an integer) of the resources buildSearchQuery matches, on all pages;
+ * from the index rows alone when every criterion is an index match (see pageFromIndex).
+ */
 export function buildCountQuery(
   projectId: string,
   definition: ResourceSearchDefinition,
@@ -110,6 +113,11 @@ export function buildCountQuery(
 ): SqlQuery {
   const context = searchContext(projectId, definition);
   const { conditions, matches } = splitCriteria(context, definition, criteria);
+  if (conditions.length === 0 && matches.length > 0) {
+    const ids = idsMatchingAll(context, matches);
+    const text = `SELECT count(DISTINCT x.id)::integer AS total FROM (${ids}) x`;
+    return { text, values: context.params.values };
+  }
   const where = matchCondition(context, conditions, matches);
   const text = `SELECT count(*)::integer AS total FROM resource r\nWHERE ${where}`;
   return { text, values: context.params.values };

@@ -782,6 +782,17 @@ describe.each(databases)('search SQL on %s', (_name, open) => {
     expect(ids(rows)).toEqual(want);
   });
 
+  it('counts from the index rows when every criterion is an index match', async () => {
+    const definition = loadSearchDefinition('Patient');
+    const count = (query: string) => buildCountQuery('p1', definition, criteria('Patient', query));
+    expect(count('name=e,j,n').text).not.toMatch(/FROM resource r\b/);
+    expect(await db.query(count('name=e,j,n'))).toEqual([{ total: 3 }]);
+    expect(await db.query(count('gender=female,male,other&birthdate=lt2001'))).toEqual([
+      { total: 4 },
+    ]);
+    expect(count('name=e&_id=pat-eve').text).toMatch(/FROM resource r\b/);
+  });
+
   it('reads every match to sort by anything else, or to check a condition on the resource', () => {
     for (const [query, sort] of [
       ['name=e', 'birthdate'],
