@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { BusyPoll } from './busy-poll.js';
 import { runPrepared } from './pglite-statements.js';
 
 export interface Queryable {
@@ -130,14 +131,14 @@ function openPostgres(url: string): Database {
   });
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  const busyPoll = new BusyPoll(Number(process.env.DATABASE_BUSY_POLL_MICROSECONDS ?? 500));
   return {
     engine: 'postgres',
-    query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => ({
-      rows: (await reachable(pool.query(queryOf(text, values, options?.prepared)))).rows as R[],
-    }),
+    query: <R>(text: string, values?: readonly unknown[], options?: QueryOptions) =>
+      polled(busyPoll, pool, queryOf(text, values, options?.prepared)) as Promise<{ rows: R[] }>,
     transaction: (work) => {
       const ended = new TransactionEnd();
-      return ended.after(postgresTransaction(pool, work, ended.add));
+      return ended.after(postgresTransaction(pool, busyPoll, work, ended.add));
     },
     exec: async (sql) => {
       await reachable(pool.query(sql));
@@ -146,8 +147,23 @@ function openPostgres(url: string): Database {
   };
 }
 
+/** One statement's rows, polling for the reply meanwhile (busy-poll.ts). */
+async function polled(
+  busyPoll: BusyPoll,
+  target: pg.Pool | pg.PoolClient,
+  query: pg.QueryConfig,
+): Promise<{ rows: unknown[] }> {
+  const end = busyPoll.begin();
+  try {
+    return { rows: (await reachable(target.query(query))).rows };
+  } finally {
+    end();
+  }
+}
+
 async function postgresTransaction<T>(
   pool: pg.Pool,
+  busyPoll: BusyPoll,
   work: (tx: Transaction) => Promise<T>,
   afterEnd: Transaction['afterEnd'],
 ): Promise<T> {
@@ -161,14 +177,15 @@ async function postgresTransaction<T>(
   };
   client.on('error', onError);
   try {
-    await reachable(client.query('BEGIN'));
+    await polled(busyPoll, client, { text: 'BEGIN' });
     const result = await work({
-      query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => ({
-        rows: (await reachable(client.query(queryOf(text, values, options?.prepared)))).rows as R[],
-      }),
+      query: <R>(text: string, values?: readonly unknown[], options?: QueryOptions) =>
+        polled(busyPoll, client, queryOf(text, values, options?.prepared)) as Promise<{
+          rows: R[];
+        }>,
       afterEnd,
     });
-    await reachable(client.query('COMMIT'));
+    await polled(busyPoll, client, { text: 'COMMIT' });
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});

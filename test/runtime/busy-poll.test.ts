@@ -1,0 +1,81 @@
+/**
+ * The event loop keeps turning while PostgreSQL statements are out (runtime/store/busy-poll.ts),
+ * for at most the set time past the last one sent, and not at all when it is 0.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BusyPoll } from '../../runtime/store/busy-poll.js';
+import { openDatabase } from '../../runtime/store/database.js';
+import { availableEngines } from '../support/test-databases.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Immediates scheduled since the test began: the poller's turns of the loop. */
+let immediates = 0;
+const originalSetImmediate = globalThis.setImmediate;
+beforeEach(() => {
+  immediates = 0;
+  globalThis.setImmediate = ((...args: Parameters<typeof setImmediate>) => {
+    immediates++;
+    return originalSetImmediate(...args);
+  }) as typeof setImmediate;
+});
+afterEach(() => {
+  globalThis.setImmediate = originalSetImmediate;
+});
+
+describe('busy polling', () => {
+  it('keeps the loop turning while a statement is out, and stops when its reply is in', async () => {
+    const end = new BusyPoll(1_000_000).begin();
+    await sleep(10);
+    expect(immediates).toBeGreaterThan(50);
+    end();
+    await sleep(1);
+    const afterReply = immediates;
+    await sleep(10);
+    expect(immediates).toBe(afterReply);
+  });
+
+  it('stops after the set time, though the reply is still out', async () => {
+    const end = new BusyPoll(5_000).begin();
+    await sleep(20);
+    const stopped = immediates;
+    expect(stopped).toBeGreaterThan(0);
+    await sleep(10);
+    expect(immediates).toBe(stopped);
+    end();
+  });
+
+  it('never polls when set to 0', async () => {
+    const end = new BusyPoll(0).begin();
+    await sleep(5);
+    end();
+    expect(immediates).toBe(0);
+  });
+
+  it('refuses a setting that is not a whole number of microseconds', () => {
+    expect(() => new BusyPoll(Number('soon'))).toThrow(/DATABASE_BUSY_POLL_MICROSECONDS/);
+    expect(() => new BusyPoll(-1)).toThrow(RangeError);
+  });
+});
+
+describe.runIf((await availableEngines()).includes('postgres'))(
+  'busy polling on PostgreSQL',
+  () => {
+    it('polls while statements run, in and out of transactions, and answers as before', async () => {
+      const url =
+        process.env.GRAPHIR_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+      const db = await openDatabase({ url });
+      try {
+        const { rows } = await db.query("SELECT pg_sleep(0.002)::text AS slept, 'done' AS said");
+        expect(rows).toEqual([{ slept: '', said: 'done' }]);
+        expect(immediates).toBeGreaterThan(0);
+        immediates = 0;
+        const inTransaction = await db.transaction((tx) => tx.query('SELECT 1 AS one'));
+        expect(inTransaction.rows).toEqual([{ one: 1 }]);
+        expect(immediates).toBeGreaterThan(0);
+      } finally {
+        await db.close();
+      }
+    });
+  },
+);
