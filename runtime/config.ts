@@ -20,6 +20,8 @@ export interface Config {
   readonly botTimeoutSeconds: number;
   readonly botMaxTimeoutSeconds: number;
   readonly botMemoryBytes: number;
+  /** How long the server polls for PostgreSQL's reply before it sleeps (store/busy-poll.ts). */
+  readonly busyPollMicroseconds: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -79,6 +81,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     botMemoryBytes:
       integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
+    busyPollMicroseconds: integer(
+      'GRAPHIR_BUSY_POLL_MICROSECONDS',
+      env.GRAPHIR_BUSY_POLL_MICROSECONDS ?? '500',
+      0,
+      100_000,
+    ),
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',
       env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',

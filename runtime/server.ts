@@ -101,7 +101,12 @@ export async function startServer(
 }
 
 function openConfiguredDatabase(config: Config): Promise<Database> {
-  if (config.databaseUrl) return openDatabase({ url: config.databaseUrl });
+  if (config.databaseUrl) {
+    return openDatabase({
+      url: config.databaseUrl,
+      busyPollMicroseconds: config.busyPollMicroseconds,
+    });
+  }
   mkdirSync(config.dataDir, { recursive: true });
   return openDatabase({ dataDir: config.dataDir });
 }

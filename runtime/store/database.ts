@@ -49,10 +49,12 @@ export interface Database extends Queryable {
 }
 
 export type DatabaseTarget =
-  { readonly url: string } | { readonly dataDir: string } | { readonly pglite: PGlite };
+  | { readonly url: string; readonly busyPollMicroseconds?: number }
+  | { readonly dataDir: string }
+  | { readonly pglite: PGlite };
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  if ('url' in target) return openPostgres(target.url);
+  if ('url' in target) return openPostgres(target.url, target.busyPollMicroseconds ?? 0);
   const db = 'pglite' in target ? target.pglite : await PGlite.create(target.dataDir);
   return wrapPGlite(db);
 }
@@ -118,7 +120,8 @@ function reachable<T>(work: Promise<T>): Promise<T> {
   return work.catch((error: unknown) => Promise.reject(unavailableOr(error)));
 }
 
-function openPostgres(url: string): Database {
+/** `busyPollMicroseconds`: see busy-poll.ts; 0 sleeps while statements are out. */
+function openPostgres(url: string, busyPollMicroseconds: number): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
@@ -131,7 +134,7 @@ function openPostgres(url: string): Database {
   });
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  const busyPoll = new BusyPoll(Number(process.env.DATABASE_BUSY_POLL_MICROSECONDS ?? 500));
+  const busyPoll = new BusyPoll(busyPollMicroseconds);
   return {
     engine: 'postgres',
     query: <R>(text: string, values?: readonly unknown[], options?: QueryOptions) =>

@@ -3,6 +3,7 @@
  * for at most the set time past the last one sent, and not at all when it is 0.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../runtime/config.js';
 import { BusyPoll } from '../../runtime/store/busy-poll.js';
 import { openDatabase } from '../../runtime/store/database.js';
 import { availableEngines } from '../support/test-databases.js';
@@ -52,9 +53,13 @@ describe('busy polling', () => {
     expect(immediates).toBe(0);
   });
 
-  it('refuses a setting that is not a whole number of microseconds', () => {
-    expect(() => new BusyPoll(Number('soon'))).toThrow(/DATABASE_BUSY_POLL_MICROSECONDS/);
-    expect(() => new BusyPoll(-1)).toThrow(RangeError);
+  it('is set by GRAPHIR_BUSY_POLL_MICROSECONDS, 500 by default, a whole number or refused', () => {
+    expect(loadConfig({}).busyPollMicroseconds).toBe(500);
+    expect(loadConfig({ GRAPHIR_BUSY_POLL_MICROSECONDS: '0' }).busyPollMicroseconds).toBe(0);
+    expect(() => loadConfig({ GRAPHIR_BUSY_POLL_MICROSECONDS: 'soon' })).toThrow(
+      /GRAPHIR_BUSY_POLL_MICROSECONDS must be a whole number/,
+    );
+    expect(() => loadConfig({ GRAPHIR_BUSY_POLL_MICROSECONDS: '-1' })).toThrow();
   });
 });
 
@@ -64,7 +69,7 @@ describe.runIf((await availableEngines()).includes('postgres'))(
     it('polls while statements run, in and out of transactions, and answers as before', async () => {
       const url =
         process.env.GRAPHIR_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-      const db = await openDatabase({ url });
+      const db = await openDatabase({ url, busyPollMicroseconds: 500 });
       try {
         const { rows } = await db.query("SELECT pg_sleep(0.002)::text AS slept, 'done' AS said");
         expect(rows).toEqual([{ slept: '', said: 'done' }]);
