@@ -12,18 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../runtime/store/database.js';
 import { migrate } from '../../runtime/store/migrate.js';
 import { projectPath } from '../../runtime/project-path.js';
+import { INDEX_TABLES } from '../../runtime/store/search-sql-params.js';
 import { availableEngines, type Engine } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-const TABLES = [
-  'search_string',
-  'search_token',
-  'search_reference',
-  'search_date',
-  'search_number',
-  'search_quantity',
-  'search_uri',
-];
+const TABLES = Object.values(INDEX_TABLES);
 const MIGRATIONS = projectPath('runtime/store/migrations');
 const INDEX_LAST_UPDATED = '006-index-last-updated.sql';
 
