@@ -1,21 +1,23 @@
 /**
  * JavaScript evaluated inside each fresh QuickJS context, after the preludes and before the
- * bot's code. It is a function expression; the isolate calls it with two host functions that
- * only take and return strings:
+ * bot's code: the glue that touches the bot's own values, which must run as JavaScript inside the
+ * isolate. It is a function expression; the isolate calls it with the `fhir` client, an object of
+ * host functions (sandbox-isolate.ts), which it freezes. `console` is host functions too, set by
+ * the isolate, and what they need in JavaScript (SHOW_SOURCE, REPLY_SOURCE) is compiled on first
+ * use: QuickJS compiles about 65 µs per KB of source, and every execution compiles this afresh.
  *
- * - `hostCall(method, argsJson)` → a promise of the reply JSON (`{ok, value}` or
- *   `{ok: false, message, outcome}`);
- * - `writeLog(line)` → appends one console line.
- *
- * It installs `console`, builds the `fhir` client and returns `{ cjs, invoke }`: `cjs(fn)` runs a
- * CommonJS wrapper function and returns its `module.exports`; `invoke(exports, eventJson)` finds
- * the handler, calls it with `(fhir, event)` and resolves to `u` (undefined), `v<json>` (a JSON
- * value) or `h<text>` (an `Hl7Message`, by its `toString()`). The host functions are never
- * reachable from globals, and `JSON`, `Error` and `Hl7Message` (or its loader) are captured before the bot's code
- * can replace them. `globalThis.__graphirReviveEvent`, when a prelude defines it, maps the parsed
- * event before the handler sees it (e.g. HL7 text into an `Hl7Message`).
+ * It returns `{ cjs, invoke, Error, parse, stringify }`: `cjs(fn)` runs a CommonJS wrapper
+ * function and returns its `module.exports`; `invoke(exports, eventJson)` finds the handler, calls
+ * it with `(fhir, event)` and resolves to `u` (undefined), `v<json>` (a JSON value) or `h<text>`
+ * (an `Hl7Message`, by its `toString()`); the rest are the originals of the isolate's globals.
+ * `JSON`, `Error`, `Object.freeze` and `Hl7Message` (or its loader) are captured before the bot's
+ * code can replace them.
+ * `globalThis.__graphirReviveEvent`, when a prelude defines it, maps the parsed event before the
+ * handler sees it (e.g. HL7 text into an `Hl7Message`).
  */
-export const BOOTSTRAP_SOURCE = String.raw`(function (hostCall, writeLog) {
+export const SHOWN_CHARS = 4096;
+
+export const BOOTSTRAP_SOURCE = String.raw`(function (fhir) {
   'use strict';
   const G = globalThis;
   const { parse, stringify } = JSON;
@@ -25,48 +27,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostCall, writeLog) {
   const hl7Loaded = typeof G.__graphirHl7Loaded === 'function' ? G.__graphirHl7Loaded : undefined;
   const eagerHl7 = hl7Loaded ? undefined : typeof G.Hl7Message === 'function' ? G.Hl7Message : undefined;
   const revive = typeof G.__graphirReviveEvent === 'function' ? G.__graphirReviveEvent : undefined;
-  const MAX_LINE = 4096;
-
-  const show = (value) => {
-    try {
-      if (typeof value === 'string') return value;
-      if (value instanceof ErrorType) {
-        return String(value) + (value.stack ? '\n' + String(value.stack).trimEnd() : '');
-      }
-      if (typeof value === 'object' && value !== null) return stringify(value) ?? String(value);
-      return String(value);
-    } catch {
-      return '[unprintable]';
-    }
-  };
-  const logger = (prefix) => (...args) => {
-    const line = prefix + args.map(show).join(' ');
-    writeLog(line.length > MAX_LINE ? line.slice(0, MAX_LINE) + '… (truncated)' : line);
-  };
-  G.console = {
-    log: logger(''),
-    info: logger(''),
-    debug: logger(''),
-    warn: logger('WARN '),
-    error: logger('ERROR '),
-  };
-
-  const method = (name) => async (...args) => {
-    const reply = parse(await hostCall(name, stringify(args)));
-    if (reply.ok) return reply.value;
-    const error = new ErrorType(reply.message);
-    if (reply.outcome !== undefined) error.outcome = reply.outcome;
-    throw error;
-  };
-  const fhir = Object.freeze({
-    readResource: method('readResource'),
-    searchResources: method('searchResources'),
-    searchOne: method('searchOne'),
-    createResource: method('createResource'),
-    updateResource: method('updateResource'),
-    deleteResource: method('deleteResource'),
-    graphql: method('graphql'),
-  });
+  Object.freeze(fhir);
 
   const require = (name) => {
     throw new ErrorType("Cannot find module '" + name + "': bots cannot load modules");
@@ -99,7 +60,47 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostCall, writeLog) {
     const json = stringify(result);
     return json === undefined ? 'u' : 'v' + json;
   };
-  return { cjs, invoke };
+  return { cjs, invoke, Error: ErrorType, parse, stringify };
+})`;
+
+/**
+ * Compiled in the isolate on first use, with the bootstrap's captured `Error` and `stringify`:
+ * a console argument as text, at most SHOWN_CHARS + 1 characters.
+ */
+export const SHOW_SOURCE = String.raw`(function (ErrorType, stringify) {
+  'use strict';
+  const text = (value) => {
+    if (typeof value === 'string') return value;
+    if (value instanceof ErrorType) {
+      return String(value) + (value.stack ? '\n' + String(value.stack).trimEnd() : '');
+    }
+    if (typeof value === 'object' && value !== null) return stringify(value) ?? String(value);
+    return String(value);
+  };
+  return (value) => {
+    try {
+      const shown = text(value);
+      return shown.length > ${SHOWN_CHARS} ? shown.slice(0, ${SHOWN_CHARS + 1}) : shown;
+    } catch {
+      return '[unprintable]';
+    }
+  };
+})`;
+
+/**
+ * Compiled in the isolate on first use, with the bootstrap's captured `Error` and `parse`: a host
+ * reply (`{ok, value}` or `{ok: false, message, outcome}`) as its value, or an Error with its
+ * message and OperationOutcome, thrown.
+ */
+export const REPLY_SOURCE = String.raw`(function (ErrorType, parse) {
+  'use strict';
+  return (replyJson) => {
+    const { ok, value, message, outcome } = parse(replyJson);
+    if (ok) return value;
+    const error = new ErrorType(message);
+    if (outcome !== undefined) error.outcome = outcome;
+    throw error;
+  };
 })`;
 
 /** `export …` or a static `import` at the start of a line: the code is an ES module. */

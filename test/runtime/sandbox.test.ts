@@ -124,6 +124,35 @@ describe('console and host calls', () => {
     expect(short.console).toMatch(/^hello \{"a":1\} 2\nWARN careful\nERROR Error: bad/);
   });
 
+  it('formats console lines and settles fhir replies with the globals the bot started with', async () => {
+    // The console's and the fhir client's JavaScript is compiled on first use, after the bot's
+    // code ran: it must still see JSON and Error as they were, not as the bot left them.
+    const host: SandboxRequest['host'] = async (method, args) => {
+      if (method === 'readResource') return { resourceType: 'Patient', id: args[1] };
+      throw fhirError(404, 'not-found', 'Patient/gone is not known');
+    };
+    const code = `exports.handler = async (fhir) => {
+      const { stringify } = JSON;
+      JSON.stringify = () => '"tampered"';
+      JSON.parse = () => ({ ok: true, value: 'tampered' });
+      globalThis.Error = function Fake() {};
+      console.log({ a: 1 }, [2], 'x'.repeat(5000));
+      console.error(new RangeError('bad'));
+      const patient = await fhir.readResource('Patient', 'p1');
+      const failure = await fhir.deleteResource('Patient', 'gone').catch((e) => e.outcome.issue[0].code);
+      return stringify({ patient, failure });
+    };`;
+    const result = await run(code, { host });
+    expect(result.status).toBe('ok');
+    expect(JSON.parse(result.status === 'ok' ? (result.value as string) : '')).toEqual({
+      patient: { resourceType: 'Patient', id: 'p1' },
+      failure: 'not-found',
+    });
+    const [first, second] = result.console.split('\n');
+    expect(first).toBe(`{"a":1} [2] ${'x'.repeat(4096 - 12)}… (truncated)`);
+    expect(second).toMatch(/^ERROR RangeError: bad/);
+  });
+
   it('round-trips a host call, rejects a failing one, and works after awaits', async () => {
     const calls: [string, unknown[]][] = [];
     const host: SandboxRequest['host'] = async (method, args) => {
