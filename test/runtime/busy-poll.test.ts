@@ -5,8 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.js';
 import { BusyPoll } from '../../runtime/store/busy-poll.js';
-import { openDatabase } from '../../runtime/store/database.js';
-import { availableEngines } from '../support/test-databases.js';
+import { availableEngines, createTestDatabase } from '../support/test-databases.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -67,9 +66,11 @@ describe.runIf((await availableEngines()).includes('postgres'))(
   'busy polling on PostgreSQL',
   () => {
     it('polls while statements run, in and out of transactions, and answers as before', async () => {
-      const url =
-        process.env.GRAPHIR_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-      const db = await openDatabase({ url, busyPollMicroseconds: 500 });
+      const { db, drop } = await createTestDatabase('postgres', {
+        migrated: false,
+        busyPollMicroseconds: 500,
+      });
+      immediates = 0;
       try {
         const { rows } = await db.query("SELECT pg_sleep(0.002)::text AS slept, 'done' AS said");
         expect(rows).toEqual([{ slept: '', said: 'done' }]);
@@ -79,7 +80,7 @@ describe.runIf((await availableEngines()).includes('postgres'))(
         expect(inTransaction.rows).toEqual([{ one: 1 }]);
         expect(immediates).toBeGreaterThan(0);
       } finally {
-        await db.close();
+        await drop();
       }
     });
   },

@@ -6,52 +6,31 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../runtime/store/database.js';
 import { migrate } from '../../runtime/store/migrate.js';
 import { projectPath } from '../../runtime/project-path.js';
 import { INDEX_TABLES } from '../../runtime/store/search-sql-params.js';
-import { availableEngines, type Engine } from '../support/test-databases.js';
+import {
+  availableEngines,
+  createTestDatabase,
+  type Engine,
+  type TestDatabase,
+} from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const TABLES = Object.values(INDEX_TABLES);
 const MIGRATIONS = projectPath('runtime/store/migrations');
 const INDEX_LAST_UPDATED = '006-index-last-updated.sql';
 
-/** A database with the migrations before 006 only, in a schema of its own on PostgreSQL. */
-async function databaseBefore006(engine: Engine): Promise<{ db: Database; drop(): Promise<void> }> {
+/** A fresh database with the migrations before 006 only. */
+async function databaseBefore006(engine: Engine): Promise<TestDatabase> {
   const earlier = mkdtempSync(join(tmpdir(), 'graphir-migrations-'));
   for (const name of readdirSync(MIGRATIONS).filter((n) => n < INDEX_LAST_UPDATED))
     copyFileSync(join(MIGRATIONS, name), join(earlier, name));
-  let db: Database;
-  let dropSchema = async () => {};
-  if (engine === 'pglite') {
-    db = await openDatabase({ pglite: await PGlite.create() });
-  } else {
-    const url = process.env.GRAPHIR_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-    const schema = `index_last_updated_${process.pid}_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    const inSchema = new URL(url);
-    inSchema.searchParams.set('options', `-c search_path=${schema}`);
-    db = await openDatabase({ url: inSchema.toString() });
-    dropSchema = async () => {
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
-    };
-  }
-  await migrate(db, earlier);
+  const database = await createTestDatabase(engine, { migrated: false });
+  await migrate(database.db, earlier);
   rmSync(earlier, { recursive: true, force: true });
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      await dropSchema();
-    },
-  };
+  return database;
 }
 
 describe.each(await availableEngines())('index rows and last updates on %s', (engine) => {

@@ -28,7 +28,21 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+/**
+ * A fresh database, with every migration applied; with `migrated: false`, with none (for tests of
+ * the migrations themselves). `busyPollMicroseconds`: PostgreSQL's, as the server sets it.
+ */
+export async function createTestDatabase(
+  engine: Engine,
+  {
+    migrated = true,
+    busyPollMicroseconds,
+  }: { migrated?: boolean; busyPollMicroseconds?: number } = {},
+): Promise<TestDatabase> {
+  if (engine === 'pglite' && !migrated) {
+    const db = await openDatabase({ pglite: await PGlite.create() });
+    return { db, drop: () => db.close() };
+  }
   if (engine === 'pglite') {
     template ??= (async () => {
       const db = await PGlite.create();
@@ -43,8 +57,8 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
   const name = `graphir_test_${randomBytes(6).toString('hex')}`;
   await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
   const url = withDatabase(adminUrl, name);
-  const db = await openDatabase({ url });
-  await migrate(db);
+  const db = await openDatabase({ url, busyPollMicroseconds });
+  if (migrated) await migrate(db);
   return {
     db,
     url,
