@@ -56,6 +56,11 @@ const FHIR_METHODS = [
   'deleteResource',
   'graphql',
 ] as const;
+/** The JavaScript the console and `fhir` host functions need, and the original each is made with. */
+const HELPERS = {
+  show: { source: SHOW_SOURCE, uses: 'stringify' },
+  reply: { source: REPLY_SOURCE, uses: 'parse' },
+} as const;
 /** The console's methods and the prefix of their lines. */
 const CONSOLE_METHODS = { log: '', info: '', debug: '', warn: 'WARN ', error: 'ERROR ' } as const;
 
@@ -159,7 +164,7 @@ class Execution implements PreparedIsolate {
   /** The isolate's original `Error`, `JSON.parse` and `JSON.stringify`, from the bootstrap. */
   private originals: Record<'Error' | 'parse' | 'stringify', QuickJSHandle> | undefined;
   /** SHOW_SOURCE's and REPLY_SOURCE's functions, once compiled. */
-  private readonly helpers: { show?: QuickJSHandle; reply?: QuickJSHandle } = {};
+  private readonly helpers: Partial<Record<keyof typeof HELPERS, QuickJSHandle>> = {};
   private interrupted = false;
   private wake: (() => void) | undefined;
 
@@ -247,9 +252,8 @@ class Execution implements PreparedIsolate {
     this.waiting.length = 0;
     for (const deferred of this.inFlight) deferred.dispose();
     this.inFlight.clear();
-    const { originals, helpers } = this;
-    for (const handle of [...Object.values(originals ?? {}), helpers.show, helpers.reply, this.api])
-      handle?.dispose();
+    const handles = [...Object.values(this.originals ?? {}), ...Object.values(this.helpers)];
+    for (const handle of [...handles, this.api]) handle?.dispose();
     this.api = undefined;
     this.vm.dispose();
     this.runtime.dispose();
@@ -293,20 +297,16 @@ class Execution implements PreparedIsolate {
   }
 
   /** SHOW_SOURCE's or REPLY_SOURCE's function, compiled now if not yet; or what it threw. */
-  private helper(name: 'show' | 'reply'): QuickJSHandle | { error: QuickJSHandle } {
+  private helper(name: keyof typeof HELPERS): QuickJSHandle | { error: QuickJSHandle } {
     const made = this.helpers[name];
     if (made) return made;
     const { vm } = this;
-    const { Error: errorType, parse, stringify } = this.originals!;
-    const compiled = vm.evalCode(name === 'show' ? SHOW_SOURCE : REPLY_SOURCE, `${name}.js`);
+    const { source, uses } = HELPERS[name];
+    const compiled = vm.evalCode(source, `${name}.js`);
     if (compiled.error) return { error: compiled.error };
     using factory = compiled.value;
-    const helper = vm.callFunction(
-      factory,
-      vm.undefined,
-      errorType,
-      name === 'show' ? stringify : parse,
-    );
+    const { Error: errorType, [uses]: original } = this.originals!;
+    const helper = vm.callFunction(factory, vm.undefined, errorType, original);
     if (helper.error) return { error: helper.error };
     this.helpers[name] = helper.value;
     return helper.value;

@@ -137,8 +137,8 @@ function openPostgres(url: string, busyPollMicroseconds: number): Database {
   const busyPoll = new BusyPoll(busyPollMicroseconds);
   return {
     engine: 'postgres',
-    query: <R>(text: string, values?: readonly unknown[], options?: QueryOptions) =>
-      polled(busyPoll, pool, queryOf(text, values, options?.prepared)) as Promise<{ rows: R[] }>,
+    query: (text, values, options) =>
+      polled(busyPoll, pool, queryOf(text, values, options?.prepared)),
     transaction: (work) => {
       const ended = new TransactionEnd();
       return ended.after(postgresTransaction(pool, busyPoll, work, ended.add));
@@ -151,14 +151,14 @@ function openPostgres(url: string, busyPollMicroseconds: number): Database {
 }
 
 /** One statement's rows, polling for the reply meanwhile (busy-poll.ts). */
-async function polled(
+async function polled<R>(
   busyPoll: BusyPoll,
   target: pg.Pool | pg.PoolClient,
   query: pg.QueryConfig,
-): Promise<{ rows: unknown[] }> {
+): Promise<{ rows: R[] }> {
   const end = busyPoll.begin();
   try {
-    return { rows: (await reachable(target.query(query))).rows };
+    return { rows: (await reachable(target.query(query))).rows as R[] };
   } finally {
     end();
   }
@@ -182,10 +182,8 @@ async function postgresTransaction<T>(
   try {
     await polled(busyPoll, client, { text: 'BEGIN' });
     const result = await work({
-      query: <R>(text: string, values?: readonly unknown[], options?: QueryOptions) =>
-        polled(busyPoll, client, queryOf(text, values, options?.prepared)) as Promise<{
-          rows: R[];
-        }>,
+      query: (text, values, options) =>
+        polled(busyPoll, client, queryOf(text, values, options?.prepared)),
       afterEnd,
     });
     await polled(busyPoll, client, { text: 'COMMIT' });

@@ -53,7 +53,7 @@ export function buildSearchQuery(
   const context = searchContext(projectId, definition);
   const { conditions, matches } = splitCriteria(context, definition, criteria);
   const byLastUpdated = lastUpdatedOrder(options.sort);
-  if (byLastUpdated && conditions.length === 0 && matches.length > 0) {
+  if (byLastUpdated && indexAnswers(conditions, matches)) {
     return pageFromIndex(context, matches, byLastUpdated, options);
   }
   const where = matchCondition(context, conditions, matches);
@@ -113,7 +113,7 @@ export function buildCountQuery(
 ): SqlQuery {
   const context = searchContext(projectId, definition);
   const { conditions, matches } = splitCriteria(context, definition, criteria);
-  if (conditions.length === 0 && matches.length > 0) {
+  if (indexAnswers(conditions, matches)) {
     const ids = idsMatchingAll(context, matches);
     const text = `SELECT count(DISTINCT x.id)::integer AS total FROM (${ids}) x`;
     return { text, values: context.params.values };
@@ -213,6 +213,15 @@ function splitCriteria(
     else conditions.push(`(${sql.condition})`);
   }
   return { conditions, matches };
+}
+
+/**
+ * Whether the index rows alone decide which resources match: every criterion is an index match
+ * (none is a condition on the resource row), and there is at least one. Index rows exist only for
+ * current, non-deleted versions (write-versions.ts), so no resource row need be read to check.
+ */
+function indexAnswers(conditions: readonly string[], matches: readonly IndexMatch[]): boolean {
+  return conditions.length === 0 && matches.length > 0;
 }
 
 /** Non-deleted resources of the type and project that meet every condition and match. */
