@@ -78,12 +78,14 @@ export type FromWorker =
    * The worker takes a run now: first when its QuickJS module is loaded, then after each result,
    * once the isolate is freed and the next one prepared. `known`: the preludes keys it holds the
    * text of (it needs no copy); `prepared`: those it holds a prepared isolate for, so that a run
-   * with one of them starts at once.
+   * with one of them starts at once. `settledMs`: how long freeing the last isolate and preparing
+   * the next took (absent on the first `ready`).
    */
   | {
       readonly type: 'ready';
       readonly known: readonly number[];
       readonly prepared: readonly number[];
+      readonly settledMs?: number;
     }
   | {
       readonly type: 'host-call';

@@ -5,6 +5,7 @@
  * PREPARED_KINDS preludes it ran with, then tells the pool it is ready. `fhir` calls are posted to
  * the main thread as JSON text and answered the same way.
  */
+import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   newQuickJSWASMModuleFromVariant,
@@ -103,6 +104,7 @@ async function run(request: RunMessage): Promise<void> {
   if (!preludes) throw new Error(`The pool sent preludes ${key} without their text`);
   const module = await quickjs;
   let clean: boolean;
+  let settling = 0;
   try {
     const { outcome, dispose } = await runIsolate(
       module,
@@ -112,6 +114,7 @@ async function run(request: RunMessage): Promise<void> {
       held?.isolate,
     );
     post({ type: 'result', id: request.id, outcome });
+    settling = performance.now();
     clean = dispose();
   } finally {
     for (const callId of calls) replies.delete(callId);
@@ -121,7 +124,8 @@ async function run(request: RunMessage): Promise<void> {
   if (!clean) process.exit(1);
   prepareAhead(module, key, preludes);
   const known = [...kinds.keys()];
-  post({ type: 'ready', known, prepared: known.filter((k) => kinds.get(k)!.isolate) });
+  const prepared = known.filter((k) => kinds.get(k)!.isolate);
+  post({ type: 'ready', known, prepared, settledMs: performance.now() - settling });
 }
 
 function prepareAhead(module: QuickJSWASMModule, key: number, preludes: readonly Prelude[]): void {

@@ -361,6 +361,58 @@ describe('limits', () => {
   });
 });
 
+describe('scheduling', () => {
+  /** Each worker's last run, by id (the pool's slots are private: read here, not offered). */
+  const lastRuns = (from: SandboxPool) =>
+    [...(from as unknown as { slots: Set<{ lastRun: number }> }).slots].map((s) => s.lastRun);
+  const ECHO = 'exports.handler = async (fhir, event) => event.n;';
+  const BUSY_200_MS =
+    'exports.handler = async () => { const end = Date.now() + 200; while (Date.now() < end); };';
+  const runner =
+    (on: SandboxPool, preludes: string[] = []) =>
+    (code: string, n = 0) =>
+      on.run({ code, event: { n }, preludes, timeoutMs: 2000, memoryBytes: 32 * MB, host: noHost });
+
+  it('gives one run after another to the worker that ran last while it settles quickly', async () => {
+    const two = new SandboxPool({ size: 2, handOffMs: 1000 });
+    try {
+      const runOn = runner(two);
+      // Two slow runs at once start both workers; each has run once.
+      await Promise.all([runOn(BUSY_200_MS), runOn(BUSY_200_MS)]);
+      const before = lastRuns(two);
+      expect(before.filter((run) => run > 0)).toHaveLength(2);
+      for (let n = 2; n < 12; n++) expect(await runOn(ECHO, n)).toMatchObject({ value: n });
+      // One worker took all ten: the other's last run is the one it had before.
+      expect(lastRuns(two).filter((run, i) => run === before[i])).toHaveLength(1);
+    } finally {
+      await two.close();
+    }
+  });
+
+  it('gives the next run to an idle worker when the last one takes long to prepare', async () => {
+    // A prelude that takes 30 ms to evaluate: the worker that ran last is far from ready.
+    const two = new SandboxPool({ size: 2 });
+    try {
+      const runOn = runner(two, ['{ const end = Date.now() + 30; while (Date.now() < end); }']);
+      await Promise.all([runOn(BUSY_200_MS), runOn(BUSY_200_MS)]);
+      for (let n = 0; n < 8; n += 2) {
+        // Both workers ready; the one that runs this starts preparing the next isolate at once.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(await runOn(ECHO, n)).toMatchObject({ value: n });
+        const before = lastRuns(two);
+        expect(await runOn(ECHO, n + 1)).toMatchObject({ value: n + 1 });
+        const after = lastRuns(two);
+        // The worker that ran the one before, still preparing, did not take this one.
+        const last = before.indexOf(Math.max(...before));
+        expect(after[last]).toBe(before[last]);
+        expect(Math.max(...after)).toBeGreaterThan(Math.max(...before));
+      }
+    } finally {
+      await two.close();
+    }
+  });
+});
+
 describe('figures', () => {
   it('measures a cold run and warm runs (printed, not asserted)', async () => {
     const fresh = new SandboxPool({ size: 1 });
