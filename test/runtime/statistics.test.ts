@@ -37,6 +37,37 @@ describe.each(await availableEngines())('planner statistics on %s', (engine) => 
       expect(rows).toEqual([{ common: 30 }]);
     }));
 
+  it('gathers them again once the tables have grown by a fifth of their size', () =>
+    inFreshDatabase(engine, async ({ db }) => {
+      const insert = (from: number, to: number) =>
+        db.query(
+          `INSERT INTO search_token (project_id, resource_type, id, last_updated, code, value)
+           SELECT 'p', 'Basic', g::text, now(), 'code', 'v' FROM generate_series($1::int, $2::int) g`,
+          [from, to],
+        );
+      const counted = async () =>
+        (
+          await db.query<{ rows: number }>(
+            `SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'search_token'::regclass`,
+          )
+        ).rows[0].rows;
+      // As a server restarted on a database of 10,000 rows starts: it gathers them once.
+      await insert(1, 10_000);
+      const keeper = new StatisticsKeeper(db);
+      await keeper.analyze();
+      expect(await counted()).toBe(10_000);
+      // 1,000 rows more are a tenth: not yet.
+      await insert(10_001, 11_000);
+      keeper.written(1_000);
+      await keeper.settled();
+      expect(await counted()).toBe(10_000);
+      // 1,500 more make a fifth.
+      await insert(11_001, 12_500);
+      keeper.written(1_500);
+      await keeper.settled();
+      expect(await counted()).toBe(12_500);
+    }));
+
   it.runIf(engine === 'pglite')('answers requests while it gathers them', () =>
     inFreshDatabase(engine, async ({ db }) => {
       const order: string[] = [];
