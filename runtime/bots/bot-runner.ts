@@ -54,7 +54,11 @@ export type BotOutcome = SandboxResult & { readonly traceId: string };
 
 /** Console output kept in the AuditEvent: its last characters. */
 const CONSOLE_TAIL = 4000;
-const HL7_CLASS = `(${Hl7Message.toString()})`;
+/**
+ * The class as an expression. tsx (npm run dev) compiles classes with calls to an `__name`
+ * helper: the isolate gets one of its own, in the class's scope only.
+ */
+const HL7_CLASS = `((__name) => (${Hl7Message.toString()}))((target) => target)`;
 /** The class's source, which isolates that compile it on first use read only then. */
 const HL7_TEXT: Prelude = { name: 'Hl7Message', text: HL7_CLASS };
 /**
@@ -73,17 +77,18 @@ function hl7Prelude(eager: boolean): string {
   Object.defineProperty(globalThis, '__graphirHl7Loaded', { value: () => loaded });
 })();`;
 }
-/** tsx (npm run dev) compiles classes with calls to an `__name` helper; the isolate needs one too. */
-const NAME_SHIM = 'var __name = (target) => target;';
 /**
  * Parses the input text into an Hl7Message inside the sandbox before the handler sees it. Only
  * for an HL7 body: a JSON object or a form with an `__hl7` key is the client's data, not HL7.
  */
 const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event);`;
 
-/** Two arrays, always the same: sandbox workers prepare isolates ahead for each. */
-const PRELUDES: readonly Prelude[] = [NAME_SHIM, HL7_TEXT, hl7Prelude(false), HL7_EVENT];
-const HL7_PRELUDES: readonly Prelude[] = [NAME_SHIM, hl7Prelude(true), HL7_EVENT];
+/**
+ * Two arrays, always the same: sandbox workers prepare isolates ahead for each. HL7 input always
+ * runs with HL7_PRELUDES, so only they parse it.
+ */
+const PRELUDES: readonly Prelude[] = [HL7_TEXT, hl7Prelude(false)];
+const HL7_PRELUDES: readonly Prelude[] = [hl7Prelude(true), HL7_EVENT];
 
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}
