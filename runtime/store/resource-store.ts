@@ -12,6 +12,7 @@ import { parseResource } from '../validation/validate-resource.js';
 import type { Database, Queryable, Transaction } from './database.js';
 import { ResourceCache, type CachedResource } from './resource-cache.js';
 import { CurrentReads, type CurrentRow } from './current-reads.js';
+import { readReferenced } from './referenced-reads.js';
 import { StatisticsKeeper } from './statistics.js';
 import { resourceKey } from './resource-keys.js';
 import { writeAll, type PreparedWrite } from './write-versions.js';
@@ -132,6 +133,21 @@ export class ResourceStore {
     const found = new Map<string, FhirResource>();
     for (const [key, row] of rows) if (!row.deleted) found.set(key, row.content!);
     return found;
+  }
+
+  /**
+   * What `sourceType/sourceId` references through the reference parameters `codes` (see
+   * referenced-reads.ts), to send beside the read of the source itself. Empty on PGlite, whose
+   * reads come from memory: a statement there costs more than the reads it would save.
+   */
+  async readReferenced(
+    projectId: string,
+    sourceType: string,
+    sourceId: string,
+    codes: readonly string[],
+  ): Promise<Map<string, FhirResource>> {
+    if (this.cache.exact || codes.length === 0) return new Map();
+    return readReferenced(this.db, projectId, sourceType, sourceId, codes);
   }
 
   /** Every version, newest first; 404 when the resource never existed. */

@@ -12,6 +12,7 @@ import {
 } from '../../search/parse-search-arguments.js';
 import { SearchValueError } from '../../search/search-value.js';
 import { resolveContained } from '../contained.js';
+import { referencedCodes, reverseReferences } from '../reference-lookahead.js';
 import type {
   FhirResource,
   GraphQLContext,
@@ -24,10 +25,26 @@ type Args = Record<string, unknown>;
 type Resolver = GraphQLFieldResolver<unknown, GraphQLContext, Args>;
 const PAGING_ARGUMENTS = new Set(['_count', '_offset', '_sort', '_cursor', '_reference']);
 
+/**
+ * Besides the read, starts what the query reads beneath the resource and can know from the id
+ * alone (reference-lookahead.ts): its reverse reference lists, whose resolvers then find them
+ * loading, and the targets of its references.
+ */
 export const read =
   (resourceType: string): Resolver =>
-  (_parent, { id }, { data }) =>
-    data.read(resourceType, String(id));
+  (_parent, { id }, { data }, info) => {
+    const target = { resourceType, id: String(id) };
+    for (const list of reverseReferences(info)) {
+      try {
+        referring(list.resourceType, target, list.args, data).catch(() => {
+          // Its resolver runs it again, and reports what failed.
+        });
+      } catch {
+        // As above: a bad argument is its resolver's to report.
+      }
+    }
+    return data.read(resourceType, target.id, referencedCodes(resourceType, info));
+  };
 
 export const search =
   (resourceType: string): Resolver =>
