@@ -33,12 +33,7 @@ export function createStoreDataSource(
   const readAhead = (resourceType: string, id: string, codes: readonly string[]) => {
     const reading: Promise<void> = store
       .readReferenced(projectId, resourceType, id, codes)
-      .then(
-        (found) => found.forEach((resource, key) => loader.prime(key, resource)),
-        () => {
-          // Nothing read ahead: each reference is read when it is resolved.
-        },
-      )
+      .then((found) => found.forEach((resource, key) => loader.prime(key, resource)))
       .finally(() => readingAhead.delete(reading));
     readingAhead.add(reading);
   };

@@ -12,7 +12,7 @@ import { parseResource } from '../validation/validate-resource.js';
 import type { Database, Queryable, Transaction } from './database.js';
 import { ResourceCache, type CachedResource } from './resource-cache.js';
 import { CurrentReads, type CurrentRow } from './current-reads.js';
-import { readReferenced } from './referenced-reads.js';
+import { ReferencedReads } from './referenced-reads.js';
 import { StatisticsKeeper } from './statistics.js';
 import { resourceKey } from './resource-keys.js';
 import { writeAll, type PreparedWrite } from './write-versions.js';
@@ -65,6 +65,7 @@ export class ResourceStore {
   /** Contents of the versions searches found (version-contents.ts). */
   private readonly contents = new VersionContents();
   private readonly cache: ResourceCache;
+  private readonly referencedReads: ReferencedReads;
 
   /**
    * `rules`: checks every write must pass inside its transaction (a Bot's identifier is unique
@@ -76,6 +77,7 @@ export class ResourceStore {
     checkedTypes: readonly string[] = [],
   ) {
     this.statistics = new StatisticsKeeper(db);
+    this.referencedReads = new ReferencedReads(db);
     const currentReads = new CurrentReads(db);
     this.cache = new ResourceCache(db, new Set(checkedTypes), (projectId, keys) =>
       currentReads.read(projectId, keys),
@@ -138,7 +140,8 @@ export class ResourceStore {
   /**
    * What `sourceType/sourceId` references through the reference parameters `codes` (see
    * referenced-reads.ts), to send beside the read of the source itself. Empty on PGlite, whose
-   * reads come from memory: a statement there costs more than the reads it would save.
+   * reads come from memory: a statement there costs more than the reads it would save. Never
+   * rejects.
    */
   async readReferenced(
     projectId: string,
@@ -147,7 +150,7 @@ export class ResourceStore {
     codes: readonly string[],
   ): Promise<Map<string, FhirResource>> {
     if (this.cache.exact || codes.length === 0) return new Map();
-    return readReferenced(this.db, projectId, sourceType, sourceId, codes);
+    return this.referencedReads.read(projectId, sourceType, sourceId, codes);
   }
 
   /** Every version, newest first; 404 when the resource never existed. */
