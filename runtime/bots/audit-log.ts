@@ -75,6 +75,8 @@ export class AuditLog {
         .write(
           projectId,
           events.map((resource) => ({ kind: 'create' as const, resource })),
+          undefined,
+          { background: true },
         )
         .catch((error: unknown) =>
           console.error(

@@ -31,6 +31,11 @@ export interface QueryOptions {
    * Both hold inside transactions too.
    */
   readonly prepared?: 'fixed' | 'recurring';
+  /**
+   * False: sleep while the statement is out rather than poll for its reply (busy-poll.ts), for
+   * statements no response waits on, or that run while a sandbox worker needs the core.
+   */
+  readonly poll?: boolean;
 }
 
 /** The statements of one transaction. */
@@ -41,8 +46,14 @@ export interface Transaction extends Queryable {
 
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
-  /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
-  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction: committed if it resolves, rolled back if it throws.
+   * `poll: false`: none of its statements polls (see QueryOptions).
+   */
+  transaction<T>(
+    work: (tx: Transaction) => Promise<T>,
+    options?: { readonly poll?: boolean },
+  ): Promise<T>;
   /** Runs several statements separated by `;` (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -135,13 +146,15 @@ function openPostgres(url: string, busyPollMicroseconds: number): Database {
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const busyPoll = new BusyPoll(busyPollMicroseconds);
+  const pollerFor = (options?: { readonly poll?: boolean }) =>
+    options?.poll === false ? undefined : busyPoll;
   return {
     engine: 'postgres',
     query: (text, values, options) =>
-      polled(busyPoll, pool, queryOf(text, values, options?.prepared)),
-    transaction: (work) => {
+      polled(pollerFor(options), pool, queryOf(text, values, options?.prepared)),
+    transaction: (work, options) => {
       const ended = new TransactionEnd();
-      return ended.after(postgresTransaction(pool, busyPoll, work, ended.add));
+      return ended.after(postgresTransaction(pool, pollerFor(options), work, ended.add));
     },
     exec: async (sql) => {
       await reachable(pool.query(sql));
@@ -150,23 +163,23 @@ function openPostgres(url: string, busyPollMicroseconds: number): Database {
   };
 }
 
-/** One statement's rows, polling for the reply meanwhile (busy-poll.ts). */
+/** One statement's rows, polling for the reply meanwhile (busy-poll.ts) unless `busyPoll` is off. */
 async function polled<R>(
-  busyPoll: BusyPoll,
+  busyPoll: BusyPoll | undefined,
   target: pg.Pool | pg.PoolClient,
   query: pg.QueryConfig,
 ): Promise<{ rows: R[] }> {
-  const end = busyPoll.begin();
+  const end = busyPoll?.begin();
   try {
     return { rows: (await reachable(target.query(query))).rows as R[] };
   } finally {
-    end();
+    end?.();
   }
 }
 
 async function postgresTransaction<T>(
   pool: pg.Pool,
-  busyPoll: BusyPoll,
+  busyPoll: BusyPoll | undefined,
   work: (tx: Transaction) => Promise<T>,
   afterEnd: Transaction['afterEnd'],
 ): Promise<T> {
@@ -183,7 +196,11 @@ async function postgresTransaction<T>(
     await polled(busyPoll, client, { text: 'BEGIN' });
     const result = await work({
       query: (text, values, options) =>
-        polled(busyPoll, client, queryOf(text, values, options?.prepared)),
+        polled(
+          options?.poll === false ? undefined : busyPoll,
+          client,
+          queryOf(text, values, options?.prepared),
+        ),
       afterEnd,
     });
     await polled(busyPoll, client, { text: 'COMMIT' });

@@ -142,7 +142,8 @@ export class ResourceCache {
     const { rows } = await this.db.query<{ version_id: string | number }>(
       'SELECT version_id FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3 AND NOT deleted',
       [projectId, resourceType, id],
-      { prepared: 'fixed' },
+      // The caller's own work (a bot in a sandbox worker) needs the core more than a poll does.
+      { prepared: 'fixed', poll: false },
     );
     const current = rows.length > 0 && String(rows[0].version_id) === versionId;
     if (!current) this.copies.delete(cacheKey(projectId, resourceType, id));

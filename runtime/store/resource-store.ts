@@ -185,11 +185,16 @@ export class ResourceStore {
     }));
   }
 
-  /** Writes all operations in one transaction (or in `tx`, when the caller holds one). */
+  /**
+   * Writes all operations in one transaction (or in `tx`, when the caller holds one).
+   * `background`: no request waits for it (AuditEvents written after their responses), so its
+   * statements sleep while they are out rather than poll (database.ts).
+   */
   async write(
     projectId: string,
     operations: readonly WriteOperation[],
     tx?: Transaction,
+    { background = false }: { readonly background?: boolean } = {},
   ): Promise<WriteResult[]> {
     const prepared = operations.map((operation, index) => {
       try {
@@ -202,7 +207,7 @@ export class ResourceStore {
       this.cache.writing(t, projectId, prepared);
       return writeAll(t, projectId, prepared, this.rules);
     };
-    const results = await (tx ? writeIn(tx) : this.db.transaction(writeIn));
+    const results = await (tx ? writeIn(tx) : this.db.transaction(writeIn, { poll: !background }));
     // Counted when the caller's transaction is still open too: an ANALYZE that runs before its
     // commit only sees older rows, and the next write brings the statistics up to date.
     this.statistics.written(results.length * ROWS_PER_RESOURCE);

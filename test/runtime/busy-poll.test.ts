@@ -83,5 +83,27 @@ describe.runIf((await availableEngines()).includes('postgres'))(
         await drop();
       }
     });
+
+    it('sleeps for statements and transactions asked not to poll', async () => {
+      const { db, drop } = await createTestDatabase('postgres', {
+        migrated: false,
+        busyPollMicroseconds: 500,
+      });
+      try {
+        immediates = 0;
+        const { rows } = await db.query('SELECT pg_sleep(0.002)::text AS slept', [], {
+          poll: false,
+        });
+        expect(rows).toEqual([{ slept: '' }]);
+        const inTransaction = await db.transaction(
+          (tx) => tx.query('SELECT pg_sleep(0.002)::text AS slept'),
+          { poll: false },
+        );
+        expect(inTransaction.rows).toEqual([{ slept: '' }]);
+        expect(immediates).toBe(0);
+      } finally {
+        await drop();
+      }
+    });
   },
 );
