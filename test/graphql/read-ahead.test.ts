@@ -57,6 +57,14 @@ describe.each(await availableEngines())('reading ahead on %s', (engine) => {
       subject: { reference: 'Patient/p1' },
       valueQuantity: { value },
     });
+    const report = (id: string, results: string[], subject?: string) => ({
+      resourceType: 'DiagnosticReport',
+      id,
+      status: 'final',
+      code: { text: 'panel' },
+      ...(subject ? { subject: { reference: subject } } : {}),
+      result: results.map((result) => ({ reference: `Observation/${result}` })),
+    });
     const put = (resource: { resourceType: string; id: string; [element: string]: unknown }) => ({
       request: { method: 'PUT', url: `${resource.resourceType}/${resource.id}` },
       resource,
@@ -71,27 +79,9 @@ describe.each(await availableEngines())('reading ahead on %s', (engine) => {
           put(observation('o1', 1)),
           put(observation('o2', 2)),
           put(observation('gone', 3)),
-          put({
-            resourceType: 'DiagnosticReport',
-            id: 'r1',
-            status: 'final',
-            code: { text: 'panel' },
-            subject: { reference: 'Patient/p1' },
-            result: [
-              { reference: 'Observation/o1' },
-              { reference: 'Observation/o2' },
-              { reference: 'Observation/gone' },
-              // Only the other project has it.
-              { reference: 'Observation/elsewhere' },
-            ],
-          }),
-          put({
-            resourceType: 'DiagnosticReport',
-            id: 'r2',
-            status: 'final',
-            code: { text: 'panel' },
-            result: [{ reference: 'Observation/o1' }, { reference: 'Observation/o2' }],
-          }),
+          // Its last reference: only the other project has that Observation.
+          put(report('r1', ['o1', 'o2', 'gone', 'elsewhere'], 'Patient/p1')),
+          put(report('r2', ['o1', 'o2'])),
           put({
             resourceType: 'Encounter',
             id: 'e1',
