@@ -4,6 +4,9 @@ export interface Config {
   readonly host: string;
   /** PostgreSQL server URL; when absent, embedded PostgreSQL (PGlite) in `dataDir`. */
   readonly databaseUrl?: string;
+  /** PostgreSQL: connections per process, and how long to wait to connect or for a free one. */
+  readonly databasePoolSize: number;
+  readonly databaseConnectTimeoutMs: number;
   readonly dataDir: string;
   readonly maxBodyBytes: number;
   /** Page size of a search without `_count`, and the largest `_count` honoured. */
@@ -34,6 +37,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: integer('PORT', env.PORT ?? '8080', 0, 65535),
     host: env.HOST ?? '0.0.0.0',
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE ?? '10', 1, 1000),
+    databaseConnectTimeoutMs: integer(
+      'DATABASE_CONNECT_TIMEOUT_MS',
+      env.DATABASE_CONNECT_TIMEOUT_MS ?? '10000',
+      1,
+      600_000,
+    ),
     dataDir: env.DATA_DIR ?? './data',
     maxBodyBytes: integer(
       'GRAPHIR_MAX_BODY_BYTES',

@@ -105,6 +105,8 @@ function openConfiguredDatabase(config: Config): Promise<Database> {
     return openDatabase({
       url: config.databaseUrl,
       busyPollMicroseconds: config.busyPollMicroseconds,
+      poolSize: config.databasePoolSize,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
     });
   }
   mkdirSync(config.dataDir, { recursive: true });

@@ -60,12 +60,19 @@ export interface Database extends Queryable {
 }
 
 export type DatabaseTarget =
-  | { readonly url: string; readonly busyPollMicroseconds?: number }
+  | {
+      readonly url: string;
+      readonly busyPollMicroseconds?: number;
+      /** Connections in the pool; 10 when not given. */
+      readonly poolSize?: number;
+      /** How long to wait to connect, or for a free connection; 10 s when not given. */
+      readonly connectTimeoutMs?: number;
+    }
   | { readonly dataDir: string }
   | { readonly pglite: PGlite };
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  if ('url' in target) return openPostgres(target.url, target.busyPollMicroseconds ?? 0);
+  if ('url' in target) return openPostgres(target);
   const db = 'pglite' in target ? target.pglite : await PGlite.create(target.dataDir);
   return wrapPGlite(db);
 }
@@ -131,15 +138,20 @@ function reachable<T>(work: Promise<T>): Promise<T> {
   return work.catch((error: unknown) => Promise.reject(unavailableOr(error)));
 }
 
-/** `busyPollMicroseconds`: see busy-poll.ts; 0 sleeps while statements are out. */
-function openPostgres(url: string, busyPollMicroseconds: number): Database {
+/** `busyPollMicroseconds`: see busy-poll.ts; 0 (the default) sleeps while statements are out. */
+function openPostgres({
+  url,
+  busyPollMicroseconds = 0,
+  poolSize = 10,
+  connectTimeoutMs = 10_000,
+}: Extract<DatabaseTarget, { url: string }>): Database {
   const pool = new pg.Pool({
     connectionString: url,
-    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    max: poolSize,
     // A server that takes connections but never answers (a dead host behind a firewall that
     // drops packets) would hold every request forever: connecting, and waiting for a free
     // connection, give up after this long (503), and idle connections are probed.
-    connectionTimeoutMillis: Number(process.env.DATABASE_CONNECT_TIMEOUT_MS ?? 10_000),
+    connectionTimeoutMillis: connectTimeoutMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   });

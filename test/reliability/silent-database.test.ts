@@ -24,11 +24,10 @@ afterAll(() => {
 
 it('gives up connecting after DATABASE_CONNECT_TIMEOUT_MS, as the database being unavailable', async () => {
   const { port } = silent.address() as { port: number };
-  const before = process.env.DATABASE_CONNECT_TIMEOUT_MS;
-  process.env.DATABASE_CONNECT_TIMEOUT_MS = String(TIMEOUT_MS);
-  const db = await openDatabase({ url: `postgres://nobody@127.0.0.1:${port}/none` });
-  if (before === undefined) delete process.env.DATABASE_CONNECT_TIMEOUT_MS;
-  else process.env.DATABASE_CONNECT_TIMEOUT_MS = before;
+  const db = await openDatabase({
+    url: `postgres://nobody@127.0.0.1:${port}/none`,
+    connectTimeoutMs: TIMEOUT_MS,
+  });
   try {
     const started = performance.now();
     const results = await Promise.allSettled([db.query('SELECT 1'), db.query('SELECT 2')]);

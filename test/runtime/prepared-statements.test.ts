@@ -25,11 +25,7 @@ describe.runIf(onPostgres)('prepared statements on PostgreSQL', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
-    const size = process.env.DATABASE_POOL_SIZE;
-    process.env.DATABASE_POOL_SIZE = '1';
-    db = await openDatabase({ url: database.url! });
-    if (size === undefined) delete process.env.DATABASE_POOL_SIZE;
-    else process.env.DATABASE_POOL_SIZE = size;
+    db = await openDatabase({ url: database.url!, poolSize: 1 });
   });
   afterAll(async () => {
     await db?.close();
