@@ -45,7 +45,7 @@ export const SANDBOX_GRACE_MS = 500;
  * scheduled while the last one still settles, and its caches are cold. An HL7 isolate, which
  * takes 1.6 ms to prepare, is not worth waiting for.
  */
-export const HAND_OFF_MS = 0.3;
+const HAND_OFF_MS = 0.3;
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 /**
  * A backstop for the worker's own Node heap, and a deep native stack: QuickJS's stack check

@@ -17,10 +17,11 @@ import {
   Kind,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
-import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';
+import { loadSearchDefinition } from '../../generated/search/index.js';
 
 /** By resource type: element name → the codes of the reference parameters that index it. */
 const parametersByType = new Map<string, ReadonlyMap<string, readonly string[]>>();
@@ -28,6 +29,17 @@ const parametersByType = new Map<string, ReadonlyMap<string, readonly string[]>>
 const codesByField = new WeakMap<object, readonly string[]>();
 const reverseByField = new WeakMap<object, readonly ReverseField[]>();
 const NONE: readonly string[] = [];
+/**
+ * The resolvers of reverse reference fields (as the generated wiring assigns them), by the type
+ * that refers: DiagnosticReport for `DiagnosticReportList(_reference: …)`'s.
+ */
+const reverseResolvers = new WeakMap<object, string>();
+
+/** Says that `resolver` serves reverse references from `resourceType`; returns it. */
+export function reverseResolver<R extends object>(resourceType: string, resolver: R): R {
+  reverseResolvers.set(resolver, resourceType);
+  return resolver;
+}
 
 export function referencedCodes(resourceType: string, info: GraphQLResolveInfo): readonly string[] {
   const [node] = info.fieldNodes;
@@ -50,6 +62,7 @@ export function referencedCodes(resourceType: string, info: GraphQLResolveInfo):
 
 interface ReverseField {
   readonly node: FieldNode;
+  readonly definition: GraphQLField<unknown, unknown>;
   /** The type that refers: DiagnosticReport for `DiagnosticReportList`. */
   readonly resourceType: string;
 }
@@ -66,18 +79,15 @@ export function reverseReferences(
     const found: ReverseField[] = [];
     for (const field of info.fieldNodes) {
       forEachFieldNode(field.selectionSet, info.fragments, (child) => {
-        const resourceType = /^([A-Z][A-Za-z]+?)(?:List|Connection)$/.exec(child.name.value)?.[1];
-        const refers = child.arguments?.some((argument) => argument.name.value === '_reference');
-        if (resourceType && refers && searchableTypes.has(resourceType))
-          found.push({ node: child, resourceType });
+        const definition = parentType.getFields()[child.name.value];
+        const resourceType = definition?.resolve && reverseResolvers.get(definition.resolve);
+        if (resourceType) found.push({ node: child, definition, resourceType });
       });
     }
     reverseByField.set(node, (fields = found));
   }
   const lists = [];
-  for (const { node: child, resourceType } of fields) {
-    const definition = parentType.getFields()[child.name.value];
-    if (!definition) continue;
+  for (const { node: child, definition, resourceType } of fields) {
     try {
       lists.push({ resourceType, args: getArgumentValues(definition, child, info.variableValues) });
     } catch {

@@ -158,21 +158,27 @@ function openPostgres({
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const busyPoll = new BusyPoll(busyPollMicroseconds);
-  const pollerFor = (options?: { readonly poll?: boolean }) =>
-    options?.poll === false ? undefined : busyPoll;
   return {
     engine: 'postgres',
     query: (text, values, options) =>
-      polled(pollerFor(options), pool, queryOf(text, values, options?.prepared)),
+      polled(pollerFor(busyPoll, options), pool, queryOf(text, values, options?.prepared)),
     transaction: (work, options) => {
       const ended = new TransactionEnd();
-      return ended.after(postgresTransaction(pool, pollerFor(options), work, ended.add));
+      return ended.after(postgresTransaction(pool, pollerFor(busyPoll, options), work, ended.add));
     },
     exec: async (sql) => {
       await reachable(pool.query(sql));
     },
     close: () => pool.end(),
   };
+}
+
+/** `busyPoll`, unless the statement (or transaction) asked not to poll. */
+function pollerFor(
+  busyPoll: BusyPoll | undefined,
+  options?: { readonly poll?: boolean },
+): BusyPoll | undefined {
+  return options?.poll === false ? undefined : busyPoll;
 }
 
 /** One statement's rows, polling for the reply meanwhile (busy-poll.ts) unless `busyPoll` is off. */
@@ -208,11 +214,7 @@ async function postgresTransaction<T>(
     await polled(busyPoll, client, { text: 'BEGIN' });
     const result = await work({
       query: (text, values, options) =>
-        polled(
-          options?.poll === false ? undefined : busyPoll,
-          client,
-          queryOf(text, values, options?.prepared),
-        ),
+        polled(pollerFor(busyPoll, options), client, queryOf(text, values, options?.prepared)),
       afterEnd,
     });
     await polled(busyPoll, client, { text: 'COMMIT' });

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopedClient } from '../access/helpers.js';
+import { compiledExecutions } from '../support/compiled-executions.js';
 import type { Database, Queryable } from '../../runtime/store/database.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
 import { startTestServer, type Project, type TestServer } from '../support/test-server.js';
@@ -171,36 +172,42 @@ describe.each(await availableEngines())('reading ahead on %s', (engine) => {
     expect(JSON.stringify(body.errors)).toMatch(/Observation/);
   });
 
-  it('runs each reverse reference list once, started beside the read', async () => {
-    const {
-      body,
-      statements: sent,
-      log: order,
-    } = await query(
-      `query ($id: SearchValue!) { Patient(id: $id) { id
+  it('runs each reverse reference list once, started beside the read, compiled or not', async () => {
+    // From its second run on the text runs compiled (compiled-execution.ts): it selects no
+    // `resource`.
+    const compiledBefore = await compiledExecutions(server.url);
+    for (let run = 0; run < 3; run++) {
+      const {
+        body,
+        statements: sent,
+        log: order,
+      } = await query(
+        `query ($id: SearchValue!) { Patient(id: $id) { id
         DiagnosticReportList(_reference: subject) { id }
-        reports: DiagnosticReportConnection(_reference: subject) { count edges { resource { id } } }
+        reports: DiagnosticReportConnection(_reference: subject) { count }
         EncounterList(_reference: subject, status: "finished") { id } } }`,
-      { id: 'p1' },
-    );
-    expect(body.errors).toBeUndefined();
-    expect(body.data.Patient).toEqual({
-      id: 'p1',
-      DiagnosticReportList: [{ id: 'r1' }],
-      reports: { count: 1, edges: [{ resource: { id: 'r1' } }] },
-      EncounterList: [{ id: 'e1' }],
-    });
-    // The list and the connection of reports share one search; the encounters have their own.
-    expect(sent.filter((text) => REVERSE_SEARCH.test(text))).toHaveLength(2);
-    if (engine === 'postgres') {
-      // Both were sent before the Patient's read had come back (PGlite reads it from memory).
-      const patientRead = order.findIndex((e) => e.startsWith('done: ') && READ_BY_ID.test(e));
-      const searches = order.flatMap((e, i) =>
-        REVERSE_SEARCH.test(e) && !e.startsWith('done: ') ? [i] : [],
+        { id: 'p1' },
       );
-      expect(patientRead).toBeGreaterThan(-1);
-      expect(searches.every((i) => i < patientRead)).toBe(true);
+      expect(body.errors).toBeUndefined();
+      expect(body.data.Patient).toEqual({
+        id: 'p1',
+        DiagnosticReportList: [{ id: 'r1' }],
+        reports: { count: 1 },
+        EncounterList: [{ id: 'e1' }],
+      });
+      // The list and the connection of reports share one search; the encounters have their own.
+      expect(sent.filter((text) => REVERSE_SEARCH.test(text))).toHaveLength(2);
+      if (engine === 'postgres') {
+        // Both were sent before the Patient's read had come back (PGlite reads it from memory).
+        const patientRead = order.findIndex((e) => e.startsWith('done: ') && READ_BY_ID.test(e));
+        const searches = order.flatMap((e, i) =>
+          REVERSE_SEARCH.test(e) && !e.startsWith('done: ') ? [i] : [],
+        );
+        expect(patientRead).toBeGreaterThan(-1);
+        expect(searches.every((i) => i < patientRead)).toBe(true);
+      }
     }
+    expect(await compiledExecutions(server.url)).toBeGreaterThan(compiledBefore);
   });
 
   it('reports bad reverse reference lists and refused ones as without reading ahead', async () => {

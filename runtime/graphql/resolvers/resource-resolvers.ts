@@ -12,7 +12,7 @@ import {
 } from '../../search/parse-search-arguments.js';
 import { SearchValueError } from '../../search/search-value.js';
 import { resolveContained } from '../contained.js';
-import { referencedCodes, reverseReferences } from '../reference-lookahead.js';
+import { referencedCodes, reverseReferences, reverseResolver } from '../reference-lookahead.js';
 import type {
   FhirResource,
   GraphQLContext,
@@ -35,13 +35,10 @@ export const read =
   (_parent, { id }, { data }, info) => {
     const target = { resourceType, id: String(id) };
     for (const list of reverseReferences(info)) {
-      try {
-        referring(list.resourceType, target, list.args, data).catch(() => {
-          // Its resolver runs it again, and reports what failed.
-        });
-      } catch {
-        // As above: a bad argument is its resolver's to report.
-      }
+      // What fails here, its resolver runs again and reports.
+      Promise.resolve()
+        .then(() => referring(list.resourceType, target, list.args, data))
+        .catch(() => {});
     }
     return data.read(resourceType, target.id, referencedCodes(resourceType, info));
   };
@@ -58,15 +55,20 @@ export const connection =
       await data.search(resourceType, { ...searchRequest(resourceType, args), withTotal: true }),
     );
 
-export const reverseSearch =
-  (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
-  async (parent, args, { data }) =>
-    (await referring(resourceType, parent, args, data)).resources;
+export const reverseSearch = (
+  resourceType: string,
+): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
+  reverseResolver(
+    resourceType,
+    async (parent, args, { data }) => (await referring(resourceType, parent, args, data)).resources,
+  );
 
-export const reverseConnection =
-  (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
-  async (parent, args, { data }) =>
-    toConnection(await referring(resourceType, parent, args, data));
+export const reverseConnection = (
+  resourceType: string,
+): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
+  reverseResolver(resourceType, async (parent, args, { data }) =>
+    toConnection(await referring(resourceType, parent, args, data)),
+  );
 
 export const create =
   (resourceType: string): Resolver =>
