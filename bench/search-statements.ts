@@ -49,7 +49,7 @@ for (const engine of await availableEngines()) {
     await report(engine, 'read by id, unprepared', database.db, read);
     await report(engine, 'read by id, prepared', database.db, read, true);
     for (const [label, query] of Object.entries(queries)) {
-      const withContents = { ...query, text: query.text.replace('r.version_id', 'r.content') };
+      const withContents = { ...query, text: withContentsOf(query.text) };
       await report(engine, `${label} unprepared, with contents`, database.db, withContents);
       await report(engine, `${label} prepared, with contents`, database.db, withContents, true);
       await report(engine, `${label} prepared, versions only`, database.db, query, true);
@@ -57,7 +57,7 @@ for (const engine of await availableEngines()) {
     const contents = JSON.stringify(
       (
         await database.db.query<{ content: unknown }>(
-          queries.Q8.text.replace('r.version_id', 'r.content'),
+          withContentsOf(queries.Q8.text),
           queries.Q8.values,
         )
       ).rows.map((row) => row.content),
@@ -69,6 +69,11 @@ for (const engine of await availableEngines()) {
     await server.close();
     await database.drop();
   }
+}
+
+/** The search's rows with their resources' contents, as a search selected them before version-contents.ts. */
+function withContentsOf(search: string): string {
+  return `SELECT r.content FROM (${search}) s JOIN resource r ON r.project_id = $1::text AND r.resource_type = s.resource_type AND r.id = s.id`;
 }
 
 async function report(

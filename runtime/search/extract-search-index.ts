@@ -1,7 +1,8 @@
 /**
  * Extracts, at write time, the values search matches against: one row per value of each string,
  * token, reference, date, number, quantity and uri parameter (search-index.ts). Composite and
- * special parameters are answered elsewhere.
+ * special parameters, and `_id` and `_lastUpdated` (columns of the resource row), are answered
+ * elsewhere.
  *
  * Each parameter's FHIRPath expression is compiled once: plain paths walk the JSON directly
  * (extract-path-plan.ts), the rest runs on fhirpath.js (extract-fhirpath.ts). The FHIR type of
@@ -18,7 +19,7 @@ import {
   addQuantityRows,
   addReferenceRows,
 } from './extract-value-rows.js';
-import type { ResourceSearchDefinition } from './search-definition.js';
+import { RESOURCE_COLUMN_PARAMETERS, type ResourceSearchDefinition } from './search-definition.js';
 import type { SearchIndexRows } from './search-index.js';
 
 type IndexedType = keyof SearchIndexRows;
@@ -121,7 +122,7 @@ function compileDefinition(definition: ResourceSearchDefinition): CompiledParame
   if (!compiled) {
     compiled = [];
     for (const { code, type, expression } of Object.values(definition.parameters)) {
-      if (!(type in rowBuilders) || !expression) continue;
+      if (!(type in rowBuilders) || !expression || RESOURCE_COLUMN_PARAMETERS.has(code)) continue;
       const evaluate = compileExpression(expression, definition.resourceType);
       if (evaluate) compiled.push({ code, type: type as IndexedType, evaluate });
     }

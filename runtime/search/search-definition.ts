@@ -25,3 +25,10 @@ export interface ResourceSearchDefinition {
   /** By GraphQL argument name (`address_city`, `name_exact`): `[code, modifier?]`. */
   readonly arguments: Readonly<Record<string, readonly [code: string, modifier?: string]>>;
 }
+
+/**
+ * Parameters answered from the resource row's own columns (its id, its last update), never from
+ * index rows: none are written for them (extract-search-index.ts), and searches compare the
+ * columns (store/search-sql-criteria.ts).
+ */
+export const RESOURCE_COLUMN_PARAMETERS: ReadonlySet<string> = new Set(['_id', '_lastUpdated']);

@@ -1,7 +1,8 @@
 /**
  * The search index of a set of resources, as parts of one SQL statement: one DELETE per index
  * table for the resources that had an earlier version, one INSERT per table for all new values.
- * Every row carries the last update of the version it indexes (searches page by it, search-sql.ts).
+ * Every row carries the version it indexes and that version's last update: searches page by them
+ * without reading resource rows (search-sql.ts).
  */
 import type { SearchIndexRows } from '../search/search-index.js';
 import { resourceKeysCondition } from './resource-keys.js';
@@ -9,6 +10,8 @@ import { resourceKeysCondition } from './resource-keys.js';
 export interface IndexEntry {
   readonly resourceType: string;
   readonly id: string;
+  /** The version indexed; for a deletion, the deleting version (no rows carry it). */
+  readonly versionId: number;
   /** True when an earlier version's index rows must go. */
   readonly replacing: boolean;
   /** Absent for a deletion: its rows go and none come. */
@@ -97,6 +100,7 @@ function insertRows(
       const values: Record<string, unknown> = {
         resource_type: entry.resourceType,
         id: entry.id,
+        version_id: entry.versionId,
         code: row.code,
       };
       for (const [column, [property]] of Object.entries(columns))
@@ -105,10 +109,11 @@ function insertRows(
     }),
   );
   if (rows.length === 0) return undefined;
-  const names = ['resource_type', 'id', 'code', ...Object.keys(columns)];
+  const names = ['resource_type', 'id', 'version_id', 'code', ...Object.keys(columns)];
   const types = [
     'resource_type text',
     'id text',
+    'version_id bigint',
     'code text',
     ...Object.entries(columns).map(([c, [, type]]) => `${c} ${type}`),
   ];

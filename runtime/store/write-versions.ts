@@ -50,7 +50,6 @@ export async function writeAll(
     const changed = result.resource !== undefined || (existing !== undefined && !existing.deleted);
     if (changed) {
       rows.push({
-        project_id: projectId,
         resource_type: write.resourceType,
         id: write.id,
         version_id: Number(result.versionId),
@@ -76,6 +75,7 @@ export async function writeAll(
     rows.map((row) => ({
       resourceType: row.resource_type,
       id: row.id,
+      versionId: row.version_id,
       replacing: row.previous !== null,
       index: row.content
         ? extractSearchIndex(row.content, loadSearchDefinition(row.resource_type))
@@ -165,7 +165,6 @@ async function lockCurrent(
 }
 
 interface VersionRow {
-  project_id: string;
   resource_type: string;
   id: string;
   version_id: number;
@@ -177,7 +176,7 @@ interface VersionRow {
 }
 
 const VERSION_COLUMNS =
-  'project_id text, resource_type text, id text, version_id bigint, last_updated timestamptz, deleted boolean, content jsonb, previous bigint';
+  'resource_type text, id text, version_id bigint, last_updated timestamptz, deleted boolean, content jsonb, previous bigint';
 
 /**
  * Current rows, history rows and the search index, in one statement (one round trip to the
@@ -195,7 +194,7 @@ async function storeVersions(
   const values: unknown[] = [JSON.stringify(rows), projectId];
   const indexWrites = searchIndexWrites('$2', lastUpdated, index, values);
   const { rows: stored } = await tx.query<{ stored: number; expected: number }>(
-    `WITH x AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})),
+    `WITH x AS (SELECT $2::text AS project_id, * FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})),
      current AS (
        INSERT INTO resource AS r (project_id, resource_type, id, version_id, last_updated, deleted, content)
        SELECT project_id, resource_type, id, version_id, last_updated, deleted, content FROM x

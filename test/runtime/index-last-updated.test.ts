@@ -1,7 +1,8 @@
 /**
- * Index rows carry the last update of the version they index (migrations/006): the store writes
- * it, the migration fills it in for existing rows, and searches in last-update order page by it
- * (search-sql.ts) — so those pages must follow every update and deletion.
+ * Index rows carry the version they index and its last update (migrations/006, 007): the store
+ * writes them, the migrations fill them in for existing rows, and searches in last-update order
+ * page by them and take their versions from them (search-sql.ts) — so those pages must follow
+ * every update and deletion.
  */
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,11 +22,13 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 const TABLES = Object.values(INDEX_TABLES);
 const MIGRATIONS = projectPath('runtime/store/migrations');
 const INDEX_LAST_UPDATED = '006-index-last-updated.sql';
+const INDEX_VERSION = '007-index-version.sql';
+const RESOURCE_COLUMN_ROWS = '008-resource-column-rows.sql';
 
-/** A fresh database with the migrations before 006 only. */
-async function databaseBefore006(engine: Engine): Promise<TestDatabase> {
+/** A fresh database with the migrations before `migration` only. */
+async function databaseBefore(engine: Engine, migration: string): Promise<TestDatabase> {
   const earlier = mkdtempSync(join(tmpdir(), 'graphir-migrations-'));
-  for (const name of readdirSync(MIGRATIONS).filter((n) => n < INDEX_LAST_UPDATED))
+  for (const name of readdirSync(MIGRATIONS).filter((n) => n < migration))
     copyFileSync(join(MIGRATIONS, name), join(earlier, name));
   const database = await createTestDatabase(engine, { migrated: false });
   await migrate(database.db, earlier);
@@ -35,7 +38,7 @@ async function databaseBefore006(engine: Engine): Promise<TestDatabase> {
 
 describe.each(await availableEngines())('index rows and last updates on %s', (engine) => {
   it('migration 006 gives every index row its resource’s last update and drops rows of deleted or missing resources', async () => {
-    const { db, drop } = await databaseBefore006(engine);
+    const { db, drop } = await databaseBefore(engine, INDEX_LAST_UPDATED);
     try {
       await db.exec(`
         INSERT INTO resource (project_id, resource_type, id, version_id, last_updated, deleted, content) VALUES
@@ -52,7 +55,7 @@ describe.each(await availableEngines())('index rows and last updates on %s', (en
         INSERT INTO search_quantity (project_id, resource_type, id, code, value) VALUES ('p', 'Patient', 'kept', 'q', 2);
         INSERT INTO search_uri (project_id, resource_type, id, code, value) VALUES ('p', 'Patient', 'kept', '_profile', 'http://x');
       `);
-      expect(await migrate(db)).toEqual([INDEX_LAST_UPDATED]);
+      expect((await migrate(db))[0]).toBe(INDEX_LAST_UPDATED);
       for (const table of TABLES) {
         const { rows } = await db.query<{ project_id: string; id: string; last_updated: Date }>(
           `SELECT project_id, id, last_updated FROM ${table} ORDER BY project_id`,
@@ -77,6 +80,66 @@ describe.each(await availableEngines())('index rows and last updates on %s', (en
     }
   });
 
+  it('migration 007 gives every index row its resource’s version and drops rows of deleted or missing resources', async () => {
+    const { db, drop } = await databaseBefore(engine, INDEX_VERSION);
+    try {
+      const at = `'2024-05-06T07:08:09.123Z'`;
+      await db.exec(`
+        INSERT INTO resource (project_id, resource_type, id, version_id, last_updated, deleted, content) VALUES
+          ('p', 'Patient', 'kept', 3, ${at}, false, '{}'),
+          ('p', 'Patient', 'gone', 2, ${at}, true, null),
+          ('q', 'Patient', 'kept', 7, ${at}, false, '{}');
+        INSERT INTO search_string (project_id, resource_type, id, last_updated, code, value) VALUES
+          ('p', 'Patient', 'kept', ${at}, 'name', 'ada'), ('p', 'Patient', 'gone', ${at}, 'name', 'ada'),
+          ('p', 'Patient', 'never', ${at}, 'name', 'ada'), ('q', 'Patient', 'kept', ${at}, 'name', 'ada');
+        INSERT INTO search_token (project_id, resource_type, id, last_updated, code, value) VALUES ('p', 'Patient', 'kept', ${at}, 'gender', 'female');
+        INSERT INTO search_reference (project_id, resource_type, id, last_updated, code, target_type, target_id) VALUES ('p', 'Patient', 'kept', ${at}, 'organization', 'Organization', 'o');
+        INSERT INTO search_date (project_id, resource_type, id, last_updated, code, start_at) VALUES ('p', 'Patient', 'kept', ${at}, 'birthdate', '1815-12-10');
+        INSERT INTO search_number (project_id, resource_type, id, last_updated, code, value) VALUES ('p', 'Patient', 'kept', ${at}, 'n', 1);
+        INSERT INTO search_quantity (project_id, resource_type, id, last_updated, code, value) VALUES ('p', 'Patient', 'kept', ${at}, 'q', 2);
+        INSERT INTO search_uri (project_id, resource_type, id, last_updated, code, value) VALUES ('p', 'Patient', 'kept', ${at}, '_profile', 'http://x');
+      `);
+      expect((await migrate(db))[0]).toBe(INDEX_VERSION);
+      for (const table of TABLES) {
+        const { rows } = await db.query<{ project_id: string; id: string; version_id: string }>(
+          `SELECT project_id, id, version_id::text FROM ${table} ORDER BY project_id`,
+        );
+        const expected = [{ project_id: 'p', id: 'kept', version_id: '3' }];
+        if (table === 'search_string')
+          expected.push({ project_id: 'q', id: 'kept', version_id: '7' });
+        expect(rows, table).toEqual(expected);
+      }
+      await expect(
+        db.query(
+          `INSERT INTO search_string (project_id, resource_type, id, last_updated, code, value) VALUES ('p', 'Patient', 'kept', now(), 'name', 'x')`,
+        ),
+      ).rejects.toThrow(/version_id/);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('migration 008 removes the index rows of _id and _lastUpdated, and only those', async () => {
+    const { db, drop } = await databaseBefore(engine, RESOURCE_COLUMN_ROWS);
+    try {
+      const row = `'p', 'Patient', 'kept', 1, now()`;
+      await db.exec(`
+        INSERT INTO resource (project_id, resource_type, id, version_id, last_updated, deleted, content) VALUES (${row}, false, '{}');
+        INSERT INTO search_token (project_id, resource_type, id, version_id, last_updated, code, value) VALUES
+          (${row}, '_id', 'kept'), (${row}, 'gender', 'female');
+        INSERT INTO search_date (project_id, resource_type, id, version_id, last_updated, code, start_at) VALUES
+          (${row}, '_lastUpdated', now()), (${row}, 'birthdate', '1815-12-10');
+      `);
+      expect(await migrate(db)).toEqual([RESOURCE_COLUMN_ROWS]);
+      const { rows } = await db.query<{ code: string }>(
+        'SELECT code FROM search_token UNION ALL SELECT code FROM search_date ORDER BY code',
+      );
+      expect(rows.map((r) => r.code)).toEqual(['birthdate', 'gender']);
+    } finally {
+      await drop();
+    }
+  });
+
   describe('through the server', () => {
     let server: TestServer;
     beforeAll(async () => {
@@ -86,15 +149,16 @@ describe.each(await availableEngines())('index rows and last updates on %s', (en
       await server?.stop();
     });
 
-    /** The distinct last updates of the resource's index rows, over every index table. */
-    async function indexLastUpdates(id: string): Promise<string[]> {
-      const { rows } = await server.database.db.query<{ last_updated: Date }>(
+    /** The distinct versions and last updates of the resource's index rows, over every index table. */
+    async function indexVersions(id: string): Promise<string[]> {
+      const { rows } = await server.database.db.query<{ version_id: string; last_updated: Date }>(
         TABLES.map(
-          (table) => `SELECT last_updated FROM ${table} WHERE project_id = $1 AND id = $2`,
+          (table) =>
+            `SELECT version_id::text, last_updated FROM ${table} WHERE project_id = $1 AND id = $2`,
         ).join(' UNION '),
         [server.project.projectId, id],
       );
-      return rows.map((row) => new Date(row.last_updated).toISOString());
+      return rows.map((row) => `${row.version_id} ${new Date(row.last_updated).toISOString()}`);
     }
 
     async function write(method: string, path: string, body?: unknown) {
@@ -123,14 +187,50 @@ describe.each(await availableEngines())('index rows and last updates on %s', (en
       meta: { profile: ['http://example.org/ordered'] },
     });
 
-    it('writes each version’s last update into its index rows, and leaves none for a deletion', async () => {
+    it('writes each version and its last update into its index rows, and leaves none for a deletion', async () => {
       const first = await write('PUT', '/Patient/ord-index', patient('ord-index', 'Lovelace'));
-      expect(await indexLastUpdates('ord-index')).toEqual([first.meta.lastUpdated]);
+      expect(await indexVersions('ord-index')).toEqual([`1 ${first.meta.lastUpdated}`]);
       const second = await write('PUT', '/Patient/ord-index', patient('ord-index', 'Byron'));
       expect(second.meta.lastUpdated).not.toBe(first.meta.lastUpdated);
-      expect(await indexLastUpdates('ord-index')).toEqual([second.meta.lastUpdated]);
+      expect(await indexVersions('ord-index')).toEqual([`2 ${second.meta.lastUpdated}`]);
       await write('DELETE', '/Patient/ord-index');
-      expect(await indexLastUpdates('ord-index')).toEqual([]);
+      expect(await indexVersions('ord-index')).toEqual([]);
+    });
+
+    it('writes no index rows for _id and _lastUpdated, which searches answer from the resource row', async () => {
+      const written = await write('PUT', '/Patient/ord-columns', patient('ord-columns', 'Column'));
+      const { rows } = await server.database.db.query<{ code: string }>(
+        TABLES.map((table) => `SELECT code FROM ${table} WHERE project_id = $1 AND id = $2`).join(
+          ' UNION ',
+        ),
+        [server.project.projectId, 'ord-columns'],
+      );
+      const codes = rows.map((r) => r.code);
+      expect(codes).toContain('family');
+      expect(codes).not.toContain('_id');
+      expect(codes).not.toContain('_lastUpdated');
+      expect(await page('_id=ord-columns', 1)).toEqual(['ord-columns']);
+      expect(
+        await page(
+          `_id=ord-columns&_lastUpdated=${encodeURIComponent(written.meta.lastUpdated)}`,
+          1,
+        ),
+      ).toEqual(['ord-columns']);
+      expect(await page('_id=ord-columns&_lastUpdated=lt2000-01-01', 0)).toEqual([]);
+      // Out of the next test's pages.
+      await write('DELETE', '/Patient/ord-columns');
+    });
+
+    it('writes a resource that has no index rows at all', async () => {
+      const bot = {
+        resourceType: 'Bot',
+        id: 'no-index-rows',
+        code: 'export async function handler() {}',
+      };
+      const written = await write('PUT', '/Bot/no-index-rows', bot);
+      expect(written.meta.versionId).toBe('1');
+      expect(await indexVersions('no-index-rows')).toEqual([]);
+      expect((await write('PUT', '/Bot/no-index-rows', bot)).meta.versionId).toBe('2');
     });
 
     it('pages in last-update order follow updates and deletions', async () => {
@@ -150,6 +250,10 @@ describe.each(await availableEngines())('index rows and last updates on %s', (en
 
       await write('PUT', '/Patient/ord-a', patient('ord-a', 'Updated'));
       expect(await page(`${query}&_count=2`)).toEqual(['ord-a', 'ord-d']);
+      // The page's version comes from the index rows: the update's, with its contents.
+      const newest = await (await server.fhir(`/Patient?${query}&_count=1`)).json();
+      expect(newest.entry[0].resource.meta.versionId).toBe('2');
+      expect(newest.entry[0].resource.name[0].family).toBe('Updated');
       await write('DELETE', '/Patient/ord-d');
       expect(await page(`${query}&_count=2`, 3)).toEqual(['ord-a', 'ord-c']);
       expect(await page(`${query}&_count=2&_offset=2`)).toEqual(['ord-b']);

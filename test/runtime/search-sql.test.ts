@@ -303,11 +303,11 @@ async function insert(db: TestDatabase, seed: Seed): Promise<void> {
   });
   for (const [type, columns] of Object.entries(INDEX_COLUMNS)) {
     for (const [code, ...values] of seed[type as keyof typeof INDEX_COLUMNS] ?? []) {
-      const placeholders = columns.map((_, i) => `$${i + 6}`).join(', ');
+      const placeholders = columns.map((_, i) => `$${i + 7}`).join(', ');
       await db.query({
-        text: `INSERT INTO search_${type} (project_id, resource_type, id, last_updated, code, ${columns.join(', ')})
-               VALUES ($1, $2, $3, $4, $5, ${placeholders})`,
-        values: [...key, seed.lastUpdated, code, ...values],
+        text: `INSERT INTO search_${type} (project_id, resource_type, id, version_id, last_updated, code, ${columns.join(', ')})
+               VALUES ($1, $2, $3, $4, $5, $6, ${placeholders})`,
+        values: [...key, VERSION_IN[project], seed.lastUpdated, code, ...values],
       });
     }
   }

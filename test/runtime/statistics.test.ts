@@ -26,8 +26,8 @@ describe.each(await availableEngines())('planner statistics on %s', (engine) => 
     inFreshDatabase(engine, async ({ db }) => {
       // 30 token values, each common: the sample keeps all 30 among the most common values.
       await db.query(
-        `INSERT INTO search_token (project_id, resource_type, id, last_updated, code, value)
-         SELECT 'p', 'Basic', g::text, now(), 'code', 'v' || (g % 30) FROM generate_series(1, 3000) g`,
+        `INSERT INTO search_token (project_id, resource_type, id, version_id, last_updated, code, value)
+         SELECT 'p', 'Basic', g::text, 1, now(), 'code', 'v' || (g % 30) FROM generate_series(1, 3000) g`,
       );
       await new StatisticsKeeper(db).analyze();
       const { rows } = await db.query<{ common: number }>(
@@ -41,8 +41,8 @@ describe.each(await availableEngines())('planner statistics on %s', (engine) => 
     inFreshDatabase(engine, async ({ db }) => {
       const insert = (from: number, to: number) =>
         db.query(
-          `INSERT INTO search_token (project_id, resource_type, id, last_updated, code, value)
-           SELECT 'p', 'Basic', g::text, now(), 'code', 'v' FROM generate_series($1::int, $2::int) g`,
+          `INSERT INTO search_token (project_id, resource_type, id, version_id, last_updated, code, value)
+           SELECT 'p', 'Basic', g::text, 1, now(), 'code', 'v' FROM generate_series($1::int, $2::int) g`,
           [from, to],
         );
       const counted = async () =>
