@@ -42,10 +42,13 @@ export const SANDBOX_GRACE_MS = 500;
  * isolate, preparing the next), rather than going to another, idle worker. On 2 vCPUs, at
  * concurrency 1, sending every run to the last worker made an echo 0.85 → 0.67–0.78 ms over HTTP,
  * though each waited 0.1 ms longer in the pool: the idle worker's thread must be woken and
- * scheduled while the last one still settles, and its caches are cold. An HL7 isolate, which
- * takes 1.6 ms to prepare, is not worth waiting for.
+ * scheduled while the last one still settles, and its caches are cold. On PostgreSQL settling
+ * takes longer, sharing the cores with the database's backends: with 0.3 ms most runs went to
+ * the idle worker, and the echo took 0.86–1.06 ms; with 1 ms, 0.76–0.81 ms (alternating server
+ * runs, 2,000 executions each; at concurrency 16 no difference showed). An HL7 isolate, which
+ * takes 1.6 ms to prepare, is still not worth waiting for.
  */
-const HAND_OFF_MS = 0.3;
+const HAND_OFF_MS = 1;
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 /**
  * A backstop for the worker's own Node heap, and a deep native stack: QuickJS's stack check
