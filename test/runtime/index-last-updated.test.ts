@@ -2,7 +2,8 @@
  * Index rows carry the version they index and its last update (migrations/006, 007): the store
  * writes them, the migrations fill them in for existing rows, and searches in last-update order
  * page by them and take their versions from them (search-sql.ts) — so those pages must follow
- * every update and deletion.
+ * every update and deletion. Also the later migrations of these tables: no rows for `_id` and
+ * `_lastUpdated` (008), text compared byte by byte (009).
  */
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -130,11 +131,38 @@ describe.each(await availableEngines())('index rows and last updates on %s', (en
         INSERT INTO search_date (project_id, resource_type, id, version_id, last_updated, code, start_at) VALUES
           (${row}, '_lastUpdated', now()), (${row}, 'birthdate', '1815-12-10');
       `);
-      expect(await migrate(db)).toEqual([RESOURCE_COLUMN_ROWS]);
+      expect((await migrate(db))[0]).toBe(RESOURCE_COLUMN_ROWS);
       const { rows } = await db.query<{ code: string }>(
         'SELECT code FROM search_token UNION ALL SELECT code FROM search_date ORDER BY code',
       );
       expect(rows.map((r) => r.code)).toEqual(['birthdate', 'gender']);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('migration 009 makes the text columns of the resource and index tables compare byte by byte', async () => {
+    const { db, drop } = await createTestDatabase(engine);
+    try {
+      const { rows } = await db.query<{
+        table_name: string;
+        column_name: string;
+        collation: string | null;
+      }>(
+        `SELECT table_name, column_name, collation_name AS collation FROM information_schema.columns
+          WHERE table_schema = current_schema() AND data_type = 'text'
+            AND table_name IN ('resource', 'resource_history', ${TABLES.map((t) => `'${t}'`).join(', ')})`,
+      );
+      expect(rows.length).toBeGreaterThan(30);
+      expect(rows.filter((row) => row.collation !== 'C')).toEqual([]);
+      // Byte order: upper case before lower case, and é after z.
+      await db.exec(`INSERT INTO resource (project_id, resource_type, id, version_id, last_updated, deleted, content) VALUES
+        ('p', 'Basic', 'é', 1, now(), false, '{}'), ('p', 'Basic', 'z', 1, now(), false, '{}'),
+        ('p', 'Basic', 'B', 1, now(), false, '{}'), ('p', 'Basic', 'a', 1, now(), false, '{}')`);
+      const ordered = await db.query<{ id: string }>(
+        `SELECT id FROM resource WHERE project_id = 'p' ORDER BY id`,
+      );
+      expect(ordered.rows.map((row) => row.id)).toEqual(['B', 'a', 'z', 'é']);
     } finally {
       await drop();
     }
