@@ -217,9 +217,15 @@ describe.skipIf(unavailable)('PostgreSQL restarted under load', () => {
    * Runs the load, lets `fault` take the database away and bring it back, and checks every
    * answer: success before the fault, a transient 503 or success during it (only 503 while the
    * database is certainly down), success again for every kind within RECOVERY_BOUND_MS of its
-   * return and for everything after that — all from the same Graphir process.
+   * return and for everything after that — all from the same Graphir process. With `onlyIfRefused`,
+   * a fault that no request ran into (it came and went between two of them) is not checked
+   * further, and the answer is false: the caller tries again.
    */
-  const underLoad = async (label: string, fault: () => Promise<Fault>) => {
+  const underLoad = async (
+    label: string,
+    fault: () => Promise<Fault>,
+    { onlyIfRefused = false } = {},
+  ): Promise<boolean> => {
     const pid = server.child.pid;
     const outcomes: Outcome[] = [];
     let loading = true;
@@ -247,6 +253,7 @@ describe.skipIf(unavailable)('PostgreSQL restarted under load', () => {
     expect(outcomes.filter((o) => !o.healthy && !o.transient).map(describe)).toEqual([]);
     expect(outcomes.filter((o) => o.ended < from && !o.healthy).map(describe)).toEqual([]);
     const refused = outcomes.filter((o) => o.transient);
+    if (refused.length === 0 && onlyIfRefused) return false;
     expect(refused.length, 'requests were refused during the fault').toBeGreaterThan(0);
     const whileDown = down
       ? outcomes.filter((o) => o.started >= down[0] && o.ended <= down[1])
@@ -272,6 +279,7 @@ describe.skipIf(unavailable)('PostgreSQL restarted under load', () => {
         `slowest 503 took ${Math.round(slowest)} ms; every kind succeeded again ` +
         `${Math.round(recovered! - back)} ms after the database was back`,
     );
+    return true;
   };
 
   for (const mode of ['immediate', 'fast'] as const) {
@@ -291,40 +299,48 @@ describe.skipIf(unavailable)('PostgreSQL restarted under load', () => {
     );
   }
 
-  it(
-    'answers 503 when a busy backend is killed and PostgreSQL resets every connection',
-    () =>
-      underLoad('kill -9 of a busy backend', async () => {
-        // As the OOM killer would: the killed backend's client sees its socket close with no
-        // error message, and the postmaster ends every other backend and recovers. The victim
-        // serves a request: the server's background VACUUM (ANALYZE) runs longest, so it was
-        // the one most often found busy, and with it killed no request need fail.
-        const admin = new pg.Client({ connectionString: postgres.url });
-        await admin.connect();
-        let victim: number | undefined;
-        try {
-          while (victim === undefined) {
-            const { rows } = await admin.query<{ pid: number }>(
-              `SELECT pid FROM pg_stat_activity
+  it('answers 503 when a busy backend is killed and PostgreSQL resets every connection', async () => {
+    // The victim may finish its statement between being found and killed, and the reset may
+    // pass between two requests (seen once in a full run on a loaded machine): that fault
+    // tested nothing, so it is caused again, at most three times in all.
+    for (let attempt = 1; attempt <= 3; attempt++)
+      if (
+        await underLoad('kill -9 of a busy backend', killBusyBackend, {
+          onlyIfRefused: attempt < 3,
+        })
+      )
+        return;
+  }, 60_000);
+
+  const killBusyBackend = async (): Promise<Fault> => {
+    // As the OOM killer would: the killed backend's client sees its socket close with no
+    // error message, and the postmaster ends every other backend and recovers. The victim
+    // serves a request: the server's background VACUUM (ANALYZE) runs longest, so it was
+    // the one most often found busy, and with it killed no request need fail.
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    let victim: number | undefined;
+    try {
+      while (victim === undefined) {
+        const { rows } = await admin.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity
              WHERE state = 'active' AND backend_type = 'client backend' AND pid <> pg_backend_pid()
                AND query NOT LIKE 'VACUUM%'
              LIMIT 1`,
-            );
-            victim = rows[0]?.pid;
-          }
-        } finally {
-          await admin.end();
-        }
-        // Back once the server's log says it is ready again after the reset.
-        const readies = () => postgres.log().split('ready to accept connections').length;
-        const before = readies();
-        const from = performance.now();
-        process.kill(victim, 'SIGKILL');
-        while (readies() === before) await sleep(20);
-        return { from, back: performance.now() };
-      }),
-    40_000,
-  );
+        );
+        victim = rows[0]?.pid;
+      }
+    } finally {
+      await admin.end();
+    }
+    // Back once the server's log says it is ready again after the reset.
+    const readies = () => postgres.log().split('ready to accept connections').length;
+    const before = readies();
+    const from = performance.now();
+    process.kill(victim, 'SIGKILL');
+    while (readies() === before) await sleep(20);
+    return { from, back: performance.now() };
+  };
 });
 
 interface Fault {
