@@ -12,7 +12,7 @@
  */
 import type { FhirResource } from '../graphql/graphql-context.js';
 import type { Queryable } from './database.js';
-import { resourceKey } from './resource-keys.js';
+import { listedPadded, resourceKey } from './resource-keys.js';
 
 /**
  * At most this many targets of one resource are read ahead; a resource that references more (a
@@ -71,10 +71,22 @@ export class ReferencedReads {
 
   private async load({ projectId, codes, sources, waiting }: Group): Promise<void> {
     const bySource = new Map<string, Map<string, FhirResource>>();
-    // One source (a lone request) gets a text of its own: PostgreSQL estimates an array's unnest
-    // at 10 rows whatever it holds, so the generic plan of the array text looked costlier than
-    // one planned for its values, and it was planned again on every run (bench Q4 0.66 → 0.80 ms).
-    const one = sources.size === 1 ? [...sources.values()][0] : undefined;
+    // The sources as a list of parameters, padded as resource-keys.ts pads ids: as an array,
+    // PostgreSQL estimated their unnest at 10 rows, so the kept plan looked costlier than one
+    // planned for the actual sources, and it planned every run anew (bench Q4 0.66 → 0.80 ms).
+    const values: unknown[] = [projectId, codes];
+    const all = [...sources.values()];
+    const param = (value: unknown, type: string) => `$${values.push(value)}::${type}`;
+    const listed = listedPadded(all);
+    const from = listed
+      ? `(VALUES ${listed.map((s) => `(${param(s.resourceType, 'text')}, ${param(s.id, 'text')})`).join(', ')})`
+      : `unnest(${param(
+          all.map((s) => s.resourceType),
+          'text[]',
+        )}, ${param(
+          all.map((s) => s.id),
+          'text[]',
+        )})`;
     try {
       const { rows } = await this.db.query<{
         source_type: string;
@@ -84,28 +96,18 @@ export class ReferencedReads {
         content: FhirResource;
       }>(
         `SELECT t.source_type, t.source_id, r.resource_type, r.id, r.content
-           FROM ${one ? '(VALUES ($2::text, $3::text))' : 'unnest($2::text[], $3::text[])'}
-             AS s(resource_type, id)
+           FROM ${from} AS s(resource_type, id)
           CROSS JOIN LATERAL (
                 SELECT DISTINCT i.resource_type AS source_type, i.id AS source_id,
                        i.target_type, i.target_id
                   FROM search_reference i
                  WHERE i.project_id = $1 AND i.resource_type = s.resource_type AND i.id = s.id
-                   AND i.code = ANY($4::text[]) AND i.target_type IS NOT NULL
+                   AND i.code = ANY($2::text[]) AND i.target_type IS NOT NULL
                  LIMIT ${MAX_REFERENCED}) t
            JOIN resource r
              ON r.project_id = $1 AND r.resource_type = t.target_type AND r.id = t.target_id
           WHERE NOT r.deleted`,
-        [
-          projectId,
-          ...(one
-            ? [one.resourceType, one.id]
-            : [
-                [...sources.values()].map((s) => s.resourceType),
-                [...sources.values()].map((s) => s.id),
-              ]),
-          codes,
-        ],
+        values,
         { prepared: 'fixed' },
       );
       for (const row of rows) {

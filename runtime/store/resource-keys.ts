@@ -5,7 +5,7 @@
  * rows. One `resource_type = … AND id IN (…)` per type, ORed, is an index scan per type.
  *
  * The ids are listed one parameter each, their number rounded up to a power of two (the last id
- * repeated), up to LISTED_IDS; past it, one array parameter. PostgreSQL estimates an array
+ * repeated), up to LISTED_MAX; past it, one array parameter. PostgreSQL estimates an array
  * parameter at 10 elements: for the 1–5 ids of a usual read its kept (generic) plan looked
  * costlier than one made for the actual ids, so it planned every execution anew. A list of
  * parameters is estimated by its length, the plan is kept, and the statement texts stay few.
@@ -42,19 +42,28 @@ export function resourceKey(resourceType: string, id: string): string {
   return `${resourceType}/${id}`;
 }
 
-/** Ids listed one parameter each at most; more go in one array parameter. */
-const LISTED_IDS = 32;
+/** Items listed one parameter each at most (see `listedPadded`); more go in one array parameter. */
+const LISTED_MAX = 32;
+
+/**
+ * `items` to be listed one parameter each, their number rounded up to a power of two by repeating
+ * the last: PostgreSQL estimates such a list by its length, where it estimates any array parameter
+ * at 10 elements, and the statement texts stay few. Undefined past LISTED_MAX: pass an array.
+ */
+export function listedPadded<T>(items: readonly T[]): T[] | undefined {
+  if (items.length > LISTED_MAX) return undefined;
+  const listed = 2 ** Math.ceil(Math.log2(items.length));
+  return Array.from({ length: listed }, (_, i) => items[Math.min(i, items.length - 1)]);
+}
 
 function idsCondition(alias: string, ids: readonly string[], values: unknown[]): string {
-  if (ids.length > LISTED_IDS) {
+  const listed = listedPadded(ids);
+  if (!listed) {
     values.push(ids);
     return `${alias}.id = ANY($${values.length}::text[])`;
   }
-  const listed = 2 ** Math.ceil(Math.log2(ids.length));
-  const params: string[] = [];
-  for (let i = 0; i < listed; i++) {
-    values.push(ids[Math.min(i, ids.length - 1)]);
-    params.push(`$${values.length}::text`);
-  }
-  return listed === 1 ? `${alias}.id = ${params[0]}` : `${alias}.id IN (${params.join(', ')})`;
+  const params = listed.map((id) => `$${values.push(id)}::text`);
+  return params.length === 1
+    ? `${alias}.id = ${params[0]}`
+    : `${alias}.id IN (${params.join(', ')})`;
 }
