@@ -2,7 +2,8 @@
  * Graphir servers as separate processes for load benches: started as `npm start` starts them
  * (`node dist/runtime/main.js`, after `npm run build`) or from the sources with tsx, on a free
  * port, with their log lines in a file; and their memory, read from /proc and from /metrics.
- * With PROF_DIR set, each server writes a V8 CPU profile there when it stops (`--cpu-prof`).
+ * With PROF_DIR set, each server writes a V8 CPU profile there when it stops (`--cpu-prof`),
+ * sampled every PROF_INTERVAL microseconds when that is set.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -42,6 +43,7 @@ export async function spawnServer(
   const args = [
     ...(options.gc ? ['--expose-gc', '--import', GC_ON_SIGNAL] : []),
     ...(process.env.PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF_DIR}`] : []),
+    ...(process.env.PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.PROF_INTERVAL}`] : []),
     ...(mode === 'dist' ? ['dist/runtime/main.js'] : ['--import', 'tsx', 'runtime/main.ts']),
   ];
   const log = openSync(logFile, 'a');

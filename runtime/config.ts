@@ -4,9 +4,13 @@ export interface Config {
   readonly host: string;
   /** PostgreSQL server URL; when absent, embedded PostgreSQL (PGlite) in `dataDir`. */
   readonly databaseUrl?: string;
-  /** PostgreSQL: connections per process, and how long to wait to connect or for a free one. */
+  /**
+   * PostgreSQL: connections per process, how long to wait to connect or for a free one, and how
+   * long an idle connection stays open.
+   */
   readonly databasePoolSize: number;
   readonly databaseConnectTimeoutMs: number;
+  readonly databaseIdleTimeoutSeconds: number;
   readonly dataDir: string;
   readonly maxBodyBytes: number;
   /** Page size of a search without `_count`, and the largest `_count` honoured. */
@@ -43,6 +47,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.DATABASE_CONNECT_TIMEOUT_MS ?? '10000',
       1,
       600_000,
+    ),
+    databaseIdleTimeoutSeconds: integer(
+      'DATABASE_IDLE_TIMEOUT_SECONDS',
+      env.DATABASE_IDLE_TIMEOUT_SECONDS ?? '600',
+      1,
+      86_400,
     ),
     dataDir: env.DATA_DIR ?? './data',
     maxBodyBytes: integer(

@@ -107,6 +107,7 @@ function openConfiguredDatabase(config: Config): Promise<Database> {
       busyPollMicroseconds: config.busyPollMicroseconds,
       poolSize: config.databasePoolSize,
       connectTimeoutMs: config.databaseConnectTimeoutMs,
+      idleTimeoutMs: config.databaseIdleTimeoutSeconds * 1000,
     });
   }
   mkdirSync(config.dataDir, { recursive: true });
