@@ -125,6 +125,9 @@ export function encodeCursor(offset: number): string {
   return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
 }
 
+/** Every page has it, most as their last one too (a list without its total has no later page). */
+const FIRST_CURSOR = encodeCursor(0);
+
 function cursorOffset(cursor: string): number {
   try {
     const { o } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o: unknown };
@@ -143,7 +146,7 @@ function page(
   offset: number,
   count: number,
 ): SearchPage {
-  const first = { first: encodeCursor(0) };
+  const first = { first: FIRST_CURSOR };
   // `_count: 0` asks for the total alone, as REST's `_count=0` does: pages of nothing have no
   // previous, next or last one, and stepping by 0 would only ever lead back to this one.
   if (count === 0) return { resources, total, offset, pageSize: 0, cursors: first };
@@ -157,7 +160,7 @@ function page(
       ...first,
       ...(offset > 0 ? { previous: encodeCursor(Math.max(0, offset - count)) } : {}),
       ...(offset + count < total ? { next: encodeCursor(offset + count) } : {}),
-      last: encodeCursor(last),
+      last: last === 0 ? FIRST_CURSOR : encodeCursor(last),
     },
   };
 }

@@ -63,7 +63,7 @@ async function includes(
   matches: readonly FhirResource[],
   request: Pick<SearchRequestParameters, 'include' | 'revinclude'>,
 ): Promise<FhirResource[]> {
-  if (matches.length === 0) return [];
+  if (matches.length === 0 || request.include.length + request.revinclude.length === 0) return [];
   const seen = new Set(matches.map((r) => `${r.resourceType}/${r.id}`));
   const found: FhirResource[] = [];
   const add = (list: readonly FhirResource[]) => {
