@@ -29,6 +29,8 @@ export interface Config {
   readonly botMemoryBytes: number;
   /** How long the server polls for PostgreSQL's reply before it sleeps (store/busy-poll.ts). */
   readonly busyPollMicroseconds: number;
+  /** How long the server polls for the next request after answering one (http/idle-poll.ts). */
+  readonly idlePollMicroseconds: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -104,6 +106,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     busyPollMicroseconds: integer(
       'GRAPHIR_BUSY_POLL_MICROSECONDS',
       env.GRAPHIR_BUSY_POLL_MICROSECONDS ?? '500',
+      0,
+      100_000,
+    ),
+    idlePollMicroseconds: integer(
+      'GRAPHIR_IDLE_POLL_MICROSECONDS',
+      env.GRAPHIR_IDLE_POLL_MICROSECONDS ?? '500',
       0,
       100_000,
     ),

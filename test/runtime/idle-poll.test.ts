@@ -1,0 +1,82 @@
+/**
+ * After a request is answered, the event loop keeps turning for at most the set time
+ * (runtime/http/idle-poll.ts), not at all while the sandbox workers are busy, and not at all
+ * when it is 0.
+ */
+import type { Context } from 'koa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../runtime/config.js';
+import { idlePoll } from '../../runtime/http/idle-poll.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Immediates scheduled since the test began: the poller's turns of the loop. */
+let immediates = 0;
+const originalSetImmediate = globalThis.setImmediate;
+beforeEach(() => {
+  immediates = 0;
+  globalThis.setImmediate = ((...args: Parameters<typeof setImmediate>) => {
+    immediates++;
+    return originalSetImmediate(...args);
+  }) as typeof setImmediate;
+});
+afterEach(() => {
+  globalThis.setImmediate = originalSetImmediate;
+});
+
+/** One request through the middleware, its handler doing nothing. */
+const answer = (middleware: ReturnType<typeof idlePoll>) =>
+  middleware({} as Context, () => Promise.resolve());
+
+describe('idle polling', () => {
+  it('keeps the loop turning after a request, and stops after the set time', async () => {
+    await answer(idlePoll(5_000, () => false));
+    await sleep(2);
+    expect(immediates).toBeGreaterThan(0);
+    await sleep(20);
+    const stopped = immediates;
+    await sleep(10);
+    expect(immediates).toBe(stopped);
+  });
+
+  it('starts again from each request', async () => {
+    const middleware = idlePoll(5_000, () => false);
+    await answer(middleware);
+    await sleep(20);
+    const stopped = immediates;
+    await answer(middleware);
+    await sleep(2);
+    expect(immediates).toBeGreaterThan(stopped);
+  });
+
+  it('stops as soon as the sandbox workers are busy, and never starts while they are', async () => {
+    let busy = false;
+    await answer(idlePoll(1_000_000, () => busy));
+    await sleep(5);
+    expect(immediates).toBeGreaterThan(0);
+    busy = true;
+    await sleep(1);
+    const stopped = immediates;
+    await sleep(10);
+    expect(immediates).toBe(stopped);
+    immediates = 0;
+    await answer(idlePoll(1_000_000, () => true));
+    await sleep(5);
+    expect(immediates).toBeLessThanOrEqual(1);
+  });
+
+  it('never polls when set to 0', async () => {
+    await answer(idlePoll(0, () => false));
+    await sleep(5);
+    expect(immediates).toBe(0);
+  });
+
+  it('is set by GRAPHIR_IDLE_POLL_MICROSECONDS, 500 by default, a whole number or refused', () => {
+    expect(loadConfig({}).idlePollMicroseconds).toBe(500);
+    expect(loadConfig({ GRAPHIR_IDLE_POLL_MICROSECONDS: '0' }).idlePollMicroseconds).toBe(0);
+    expect(() => loadConfig({ GRAPHIR_IDLE_POLL_MICROSECONDS: 'soon' })).toThrow(
+      /GRAPHIR_IDLE_POLL_MICROSECONDS must be a whole number/,
+    );
+    expect(() => loadConfig({ GRAPHIR_IDLE_POLL_MICROSECONDS: '-1' })).toThrow();
+  });
+});
