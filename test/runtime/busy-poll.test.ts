@@ -2,46 +2,35 @@
  * The event loop keeps turning while PostgreSQL statements are out (runtime/store/busy-poll.ts),
  * for at most the set time past the last one sent, and not at all when it is 0.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.js';
+import { countImmediates } from '../support/immediates.js';
 import { BusyPoll } from '../../runtime/store/busy-poll.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Immediates scheduled since the test began: the poller's turns of the loop. */
-let immediates = 0;
-const originalSetImmediate = globalThis.setImmediate;
-beforeEach(() => {
-  immediates = 0;
-  globalThis.setImmediate = ((...args: Parameters<typeof setImmediate>) => {
-    immediates++;
-    return originalSetImmediate(...args);
-  }) as typeof setImmediate;
-});
-afterEach(() => {
-  globalThis.setImmediate = originalSetImmediate;
-});
+const immediates = countImmediates();
 
 describe('busy polling', () => {
   it('keeps the loop turning while a statement is out, and stops when its reply is in', async () => {
     const end = new BusyPoll(1_000_000).begin();
     await sleep(10);
-    expect(immediates).toBeGreaterThan(50);
+    expect(immediates.count).toBeGreaterThan(50);
     end();
     await sleep(1);
-    const afterReply = immediates;
+    const afterReply = immediates.count;
     await sleep(10);
-    expect(immediates).toBe(afterReply);
+    expect(immediates.count).toBe(afterReply);
   });
 
   it('stops after the set time, though the reply is still out', async () => {
     const end = new BusyPoll(5_000).begin();
     await sleep(20);
-    const stopped = immediates;
+    const stopped = immediates.count;
     expect(stopped).toBeGreaterThan(0);
     await sleep(10);
-    expect(immediates).toBe(stopped);
+    expect(immediates.count).toBe(stopped);
     end();
   });
 
@@ -49,7 +38,7 @@ describe('busy polling', () => {
     const end = new BusyPoll(0).begin();
     await sleep(5);
     end();
-    expect(immediates).toBe(0);
+    expect(immediates.count).toBe(0);
   });
 
   it('is set by GRAPHIR_BUSY_POLL_MICROSECONDS, 500 by default, a whole number or refused', () => {
@@ -70,15 +59,15 @@ describe.runIf((await availableEngines()).includes('postgres'))(
         migrated: false,
         busyPollMicroseconds: 500,
       });
-      immediates = 0;
+      immediates.reset();
       try {
         const { rows } = await db.query("SELECT pg_sleep(0.002)::text AS slept, 'done' AS said");
         expect(rows).toEqual([{ slept: '', said: 'done' }]);
-        expect(immediates).toBeGreaterThan(0);
-        immediates = 0;
+        expect(immediates.count).toBeGreaterThan(0);
+        immediates.reset();
         const inTransaction = await db.transaction((tx) => tx.query('SELECT 1 AS one'));
         expect(inTransaction.rows).toEqual([{ one: 1 }]);
-        expect(immediates).toBeGreaterThan(0);
+        expect(immediates.count).toBeGreaterThan(0);
       } finally {
         await drop();
       }
@@ -90,7 +79,7 @@ describe.runIf((await availableEngines()).includes('postgres'))(
         busyPollMicroseconds: 500,
       });
       try {
-        immediates = 0;
+        immediates.reset();
         const { rows } = await db.query('SELECT pg_sleep(0.002)::text AS slept', [], {
           poll: false,
         });
@@ -100,7 +89,7 @@ describe.runIf((await availableEngines()).includes('postgres'))(
           { poll: false },
         );
         expect(inTransaction.rows).toEqual([{ slept: '' }]);
-        expect(immediates).toBe(0);
+        expect(immediates.count).toBe(0);
       } finally {
         await drop();
       }

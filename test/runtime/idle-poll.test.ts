@@ -4,25 +4,14 @@
  * when it is 0.
  */
 import type { Context } from 'koa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.js';
+import { countImmediates } from '../support/immediates.js';
 import { idlePoll } from '../../runtime/http/idle-poll.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Immediates scheduled since the test began: the poller's turns of the loop. */
-let immediates = 0;
-const originalSetImmediate = globalThis.setImmediate;
-beforeEach(() => {
-  immediates = 0;
-  globalThis.setImmediate = ((...args: Parameters<typeof setImmediate>) => {
-    immediates++;
-    return originalSetImmediate(...args);
-  }) as typeof setImmediate;
-});
-afterEach(() => {
-  globalThis.setImmediate = originalSetImmediate;
-});
+const immediates = countImmediates();
 
 /** One request through the middleware, its handler doing nothing. */
 const answer = (middleware: ReturnType<typeof idlePoll>) =>
@@ -32,43 +21,43 @@ describe('idle polling', () => {
   it('keeps the loop turning after a request, and stops after the set time', async () => {
     await answer(idlePoll(5_000, () => false));
     await sleep(2);
-    expect(immediates).toBeGreaterThan(0);
+    expect(immediates.count).toBeGreaterThan(0);
     await sleep(20);
-    const stopped = immediates;
+    const stopped = immediates.count;
     await sleep(10);
-    expect(immediates).toBe(stopped);
+    expect(immediates.count).toBe(stopped);
   });
 
   it('starts again from each request', async () => {
     const middleware = idlePoll(5_000, () => false);
     await answer(middleware);
     await sleep(20);
-    const stopped = immediates;
+    const stopped = immediates.count;
     await answer(middleware);
     await sleep(2);
-    expect(immediates).toBeGreaterThan(stopped);
+    expect(immediates.count).toBeGreaterThan(stopped);
   });
 
   it('stops as soon as the sandbox workers are busy, and never starts while they are', async () => {
     let busy = false;
     await answer(idlePoll(1_000_000, () => busy));
     await sleep(5);
-    expect(immediates).toBeGreaterThan(0);
+    expect(immediates.count).toBeGreaterThan(0);
     busy = true;
     await sleep(1);
-    const stopped = immediates;
+    const stopped = immediates.count;
     await sleep(10);
-    expect(immediates).toBe(stopped);
-    immediates = 0;
+    expect(immediates.count).toBe(stopped);
+    immediates.reset();
     await answer(idlePoll(1_000_000, () => true));
     await sleep(5);
-    expect(immediates).toBeLessThanOrEqual(1);
+    expect(immediates.count).toBeLessThanOrEqual(1);
   });
 
   it('never polls when set to 0', async () => {
     await answer(idlePoll(0, () => false));
     await sleep(5);
-    expect(immediates).toBe(0);
+    expect(immediates.count).toBe(0);
   });
 
   it('is set by GRAPHIR_IDLE_POLL_MICROSECONDS, 500 by default, a whole number or refused', () => {
