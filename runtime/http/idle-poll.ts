@@ -15,26 +15,16 @@
  * request that the next does not follow sooner; 0 turns it off.
  */
 import type { Middleware } from 'koa';
+import { LoopPoll } from '../loop-poll.js';
 
 export function idlePoll(microseconds: number, busy: () => boolean): Middleware {
-  let until = 0;
-  let polling = false;
-  const poll = (): void => {
-    if (performance.now() < until && !busy()) setImmediate(poll);
-    else polling = false;
-  };
+  const loop = new LoopPoll(() => !busy());
   return async (_ctx, next) => {
     try {
       await next();
     } finally {
       // Koa writes the response once this returns; the first turn comes after that.
-      if (microseconds > 0) {
-        until = performance.now() + microseconds / 1000;
-        if (!polling) {
-          polling = true;
-          setImmediate(poll);
-        }
-      }
+      if (microseconds > 0) loop.extend(microseconds / 1000);
     }
   };
 }

@@ -14,30 +14,20 @@
  * thread took the core a worker needed to prepare its next isolate (HL7 `buildAck()` on PGlite
  * 1.5 → 2.3 ms).
  */
+import { LoopPoll } from '../loop-poll.js';
+
 export class BusyPoll {
   private inFlight = 0;
-  private until = 0;
-  private polling = false;
+  private readonly loop = new LoopPoll(() => this.inFlight > 0);
 
   constructor(private readonly microseconds: number) {}
 
   /** Call as a statement is sent; call what it returns once, when its reply (or error) is in. */
   begin(): () => void {
     this.inFlight++;
-    if (this.microseconds > 0) {
-      this.until = performance.now() + this.microseconds / 1000;
-      if (!this.polling) {
-        this.polling = true;
-        setImmediate(this.poll);
-      }
-    }
+    if (this.microseconds > 0) this.loop.extend(this.microseconds / 1000);
     return () => {
       this.inFlight--;
     };
   }
-
-  private readonly poll = (): void => {
-    if (this.inFlight > 0 && performance.now() < this.until) setImmediate(this.poll);
-    else this.polling = false;
-  };
 }
