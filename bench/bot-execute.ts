@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
-import { measureFloor, startFloor } from './measure.js';
+import { measureFloor, startFloor, warmUpFloor } from './measure.js';
 
 /** Timed executions per case and concurrency (see bench/graphql-queries.ts on why so many). */
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -80,6 +80,8 @@ async function run(engine: string, server: BenchServer): Promise<void> {
       concurrency: 4,
     });
   }
+  // The floor as warm as the server: as many requests as all the cases had.
+  await warmUpFloor(load, floor, REQUESTS * cases.length);
   for (const concurrency of [1, 16]) {
     const base = await measureFloor(
       load,

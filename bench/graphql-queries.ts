@@ -9,7 +9,7 @@ import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { QUERIES, type Ids } from './graphql-query-set.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
-import { measureFloor, startFloor } from './measure.js';
+import { measureFloor, startFloor, warmUpFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -40,6 +40,8 @@ const VARIANTS = 200;
 
 const floor = await startFloor();
 const client = new LoadClient();
+// As warm as the server will be: WARMUP requests for each query.
+await warmUpFloor(client, floor, WARMUP * Object.keys(QUERIES).length);
 for (const engine of await availableEngines()) {
   const server = await startBenchServer(engine);
   try {
