@@ -31,6 +31,8 @@ export interface Config {
   readonly busyPollMicroseconds: number;
   /** How long the server polls for the next request after answering one (http/idle-poll.ts). */
   readonly idlePollMicroseconds: number;
+  /** Bytes of log lines gathered for one write to stdout; 0: each line at once (logger.ts). */
+  readonly logBufferBytes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -115,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       0,
       100_000,
     ),
+    logBufferBytes: integer('LOG_BUFFER_BYTES', env.LOG_BUFFER_BYTES ?? '4096', 0, 16_000),
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',
       env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',

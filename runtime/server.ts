@@ -34,7 +34,7 @@ export interface RunningServer {
 export interface StartOptions {
   /** An already open database (tests share one); otherwise the config says which to open. */
   readonly db?: Database;
-  /** Where log lines go; by default pino to stdout at `LOG_LEVEL`. */
+  /** Where log lines go; by default pino to stdout at `LOG_LEVEL`, in batches of `LOG_BUFFER_BYTES`. */
   readonly logger?: Logger;
   readonly metrics?: Metrics;
 }
@@ -65,7 +65,7 @@ export async function startServer(
   const tokens = await TokenService.open(db, config.tokenLifetimeSeconds);
   const pool = new SandboxPool({});
   const audit = new AuditLog(store);
-  const logger = options.logger ?? createLogger();
+  const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
   const server = createApp({
     config,
     schema,

@@ -1,7 +1,8 @@
 /**
  * Graphir as a real child process (`node --import tsx runtime/main.ts`), for tests that kill it,
  * restart it or take its database away: its URL comes from the line it prints when listening,
- * and everything it writes on stdout is kept (LOG_LEVEL=error: internal errors as JSON lines).
+ * and everything it writes on stdout is kept (LOG_LEVEL=error: internal errors as JSON lines,
+ * each written as it is logged, so that `output()` holds it at once).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -25,6 +26,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<Server
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
+      LOG_BUFFER_BYTES: '0',
       GRAPHIR_ROOT_CLIENT_ID: ROOT.id,
       GRAPHIR_ROOT_CLIENT_SECRET: ROOT.secret,
       ...env,
