@@ -1,13 +1,16 @@
 /** Timing helpers shared by the HTTP benchmarks. */
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
-import type { LoadClient } from './load-client.js';
+import type { LoadClient, LoadRequest } from './load-client.js';
 
 export interface Figures {
   readonly p50: number;
   readonly p99: number;
   readonly rps: number;
 }
+
+/** What the load client sends the floor. */
+const FLOOR_REQUESTS: LoadRequest[] = [{ method: 'GET', path: '/' }];
 
 /** `requests` calls spread over `concurrency` loops, after a short warm-up. */
 export async function measure(
@@ -47,7 +50,7 @@ export async function measureFloor(
 ): Promise<Figures> {
   const figures = await client.measure({
     url: floor.url,
-    requests: [{ method: 'GET', path: '/' }],
+    requests: FLOOR_REQUESTS,
     count,
     concurrency,
   });
@@ -70,7 +73,7 @@ export async function warmUpFloor(
 ): Promise<void> {
   await client.measure({
     url: floor.url,
-    requests: [{ method: 'GET', path: '/' }],
+    requests: FLOOR_REQUESTS,
     count,
     concurrency: 4,
   });

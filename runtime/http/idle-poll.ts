@@ -18,13 +18,14 @@ import type { Middleware } from 'koa';
 import { LoopPoll } from '../loop-poll.js';
 
 export function idlePoll(microseconds: number, busy: () => boolean): Middleware {
+  if (microseconds <= 0) return (_ctx, next) => next();
   const loop = new LoopPoll(() => !busy());
   return async (_ctx, next) => {
     try {
       await next();
     } finally {
       // Koa writes the response once this returns; the first turn comes after that.
-      if (microseconds > 0) loop.extend(microseconds / 1000);
+      loop.extend(microseconds / 1000);
     }
   };
 }

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../runtime/config.js';
 import { bufferedDestination, LOG_FLUSH_MS } from '../../runtime/observability/logger.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'graphir-log-'));
@@ -78,13 +77,5 @@ describe('buffered log lines (LOG_BUFFER_BYTES)', () => {
       ['last words', 1],
       ['last words', 2],
     ]);
-  });
-
-  it('is set by LOG_BUFFER_BYTES, 4096 by default, 0 to write each line at once', () => {
-    expect(loadConfig({}).logBufferBytes).toBe(4096);
-    expect(loadConfig({ LOG_BUFFER_BYTES: '0' }).logBufferBytes).toBe(0);
-    expect(loadConfig({ LOG_BUFFER_BYTES: '16000' }).logBufferBytes).toBe(16_000);
-    for (const bad of ['-1', '1.5', 'lots', '16001'])
-      expect(() => loadConfig({ LOG_BUFFER_BYTES: bad })).toThrow(/LOG_BUFFER_BYTES/);
   });
 });

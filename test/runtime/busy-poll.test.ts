@@ -3,7 +3,6 @@
  * for at most the set time past the last one sent, and not at all when it is 0.
  */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../runtime/config.js';
 import { countImmediates } from '../support/immediates.js';
 import { BusyPoll } from '../../runtime/store/busy-poll.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
@@ -39,15 +38,6 @@ describe('busy polling', () => {
     await sleep(5);
     end();
     expect(immediates.count).toBe(0);
-  });
-
-  it('is set by GRAPHIR_BUSY_POLL_MICROSECONDS, 500 by default, a whole number or refused', () => {
-    expect(loadConfig({}).busyPollMicroseconds).toBe(500);
-    expect(loadConfig({ GRAPHIR_BUSY_POLL_MICROSECONDS: '0' }).busyPollMicroseconds).toBe(0);
-    expect(() => loadConfig({ GRAPHIR_BUSY_POLL_MICROSECONDS: 'soon' })).toThrow(
-      /GRAPHIR_BUSY_POLL_MICROSECONDS must be a whole number/,
-    );
-    expect(() => loadConfig({ GRAPHIR_BUSY_POLL_MICROSECONDS: '-1' })).toThrow();
   });
 });
 

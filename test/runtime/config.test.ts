@@ -1,24 +1,31 @@
 /** Settings read from the environment at start-up (runtime/config.ts): defaults and refusals. */
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../runtime/config.js';
+import { loadConfig, type Config } from '../../runtime/config.js';
 
-describe('PostgreSQL connection settings', () => {
-  it('default to 10 connections, a 10 s wait and 10 minutes idle', () => {
-    const config = loadConfig({});
-    expect(config.databasePoolSize).toBe(10);
-    expect(config.databaseConnectTimeoutMs).toBe(10_000);
-    expect(config.databaseIdleTimeoutSeconds).toBe(600);
+describe('settings', () => {
+  it.each<[keyof Config, number]>([
+    // PostgreSQL: 10 connections, a 10 s wait, 10 minutes idle.
+    ['databasePoolSize', 10],
+    ['databaseConnectTimeoutMs', 10_000],
+    ['databaseIdleTimeoutSeconds', 600],
+    ['busyPollMicroseconds', 500],
+    ['idlePollMicroseconds', 500],
+    ['logBufferBytes', 4096],
+  ])('%s is %d by default', (key, value) => {
+    expect(loadConfig({})[key]).toBe(value);
   });
 
-  it('take whole numbers', () => {
-    const config = loadConfig({
-      DATABASE_POOL_SIZE: '3',
-      DATABASE_CONNECT_TIMEOUT_MS: '250',
-      DATABASE_IDLE_TIMEOUT_SECONDS: '30',
-    });
-    expect(config.databasePoolSize).toBe(3);
-    expect(config.databaseConnectTimeoutMs).toBe(250);
-    expect(config.databaseIdleTimeoutSeconds).toBe(30);
+  it.each<[string, string, keyof Config, number]>([
+    ['DATABASE_POOL_SIZE', '3', 'databasePoolSize', 3],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '250', 'databaseConnectTimeoutMs', 250],
+    ['DATABASE_IDLE_TIMEOUT_SECONDS', '30', 'databaseIdleTimeoutSeconds', 30],
+    // 0 turns polling and log batching off.
+    ['GRAPHIR_BUSY_POLL_MICROSECONDS', '0', 'busyPollMicroseconds', 0],
+    ['GRAPHIR_IDLE_POLL_MICROSECONDS', '0', 'idlePollMicroseconds', 0],
+    ['LOG_BUFFER_BYTES', '0', 'logBufferBytes', 0],
+    ['LOG_BUFFER_BYTES', '16000', 'logBufferBytes', 16_000],
+  ])('%s=%s sets %s', (name, text, key, value) => {
+    expect(loadConfig({ [name]: text })[key]).toBe(value);
   });
 
   it.each([
@@ -29,7 +36,16 @@ describe('PostgreSQL connection settings', () => {
     ['DATABASE_CONNECT_TIMEOUT_MS', 'soon'],
     ['DATABASE_IDLE_TIMEOUT_SECONDS', '0'],
     ['DATABASE_IDLE_TIMEOUT_SECONDS', '1.5'],
-  ])('refuse %s=%s at start-up, naming it', (name, value) => {
+    ['GRAPHIR_BUSY_POLL_MICROSECONDS', 'soon'],
+    ['GRAPHIR_BUSY_POLL_MICROSECONDS', '-1'],
+    ['GRAPHIR_IDLE_POLL_MICROSECONDS', 'soon'],
+    ['GRAPHIR_IDLE_POLL_MICROSECONDS', '-1'],
+    ['LOG_BUFFER_BYTES', '-1'],
+    ['LOG_BUFFER_BYTES', '1.5'],
+    ['LOG_BUFFER_BYTES', 'lots'],
+    // sonic-boom needs a batch below its largest single write (16 KiB).
+    ['LOG_BUFFER_BYTES', '16001'],
+  ])('refuses %s=%s at start-up, naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(
       new RegExp(`${name} must be a whole number`),
     );

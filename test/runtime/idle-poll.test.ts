@@ -5,7 +5,6 @@
  */
 import type { Context } from 'koa';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../runtime/config.js';
 import { countImmediates } from '../support/immediates.js';
 import { idlePoll } from '../../runtime/http/idle-poll.js';
 
@@ -58,14 +57,5 @@ describe('idle polling', () => {
     await answer(idlePoll(0, () => false));
     await sleep(5);
     expect(immediates.count).toBe(0);
-  });
-
-  it('is set by GRAPHIR_IDLE_POLL_MICROSECONDS, 500 by default, a whole number or refused', () => {
-    expect(loadConfig({}).idlePollMicroseconds).toBe(500);
-    expect(loadConfig({ GRAPHIR_IDLE_POLL_MICROSECONDS: '0' }).idlePollMicroseconds).toBe(0);
-    expect(() => loadConfig({ GRAPHIR_IDLE_POLL_MICROSECONDS: 'soon' })).toThrow(
-      /GRAPHIR_IDLE_POLL_MICROSECONDS must be a whole number/,
-    );
-    expect(() => loadConfig({ GRAPHIR_IDLE_POLL_MICROSECONDS: '-1' })).toThrow();
   });
 });
