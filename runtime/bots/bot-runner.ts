@@ -59,24 +59,13 @@ const CONSOLE_TAIL = 4000;
  * helper: the isolate gets one of its own, in the class's scope only.
  */
 const HL7_CLASS = `((__name) => (${Hl7Message.toString()}))((target) => target)`;
-/** The class's source, which isolates that compile it on first use read only then. */
-const HL7_TEXT: Prelude = { name: 'Hl7Message', text: HL7_CLASS };
 /**
  * `Hl7Message` in the isolate. Compiling the class takes 1.6 ms, longer than the rest of an echo
- * execution, so it is compiled ahead (`eager`) only in isolates for bots that will use it;
- * elsewhere on first use.
+ * execution, so it is compiled ahead (a script) only in isolates for bots that will use it;
+ * elsewhere on first read (a lazy global). Like a built-in class, it is not enumerable.
  */
-function hl7Prelude(eager: boolean): string {
-  const load = eager
-    ? `const compiled = ${HL7_CLASS};\n  const load = () => (loaded = compiled);`
-    : `const text = __graphirText, evaluate = eval;\n  const load = () => (loaded ??= evaluate(text('Hl7Message')));`;
-  return `(() => {
-  let loaded;
-  ${load}
-  Object.defineProperty(globalThis, 'Hl7Message', { configurable: true, get: load });
-  Object.defineProperty(globalThis, '__graphirHl7Loaded', { value: () => loaded });
-})();`;
-}
+const HL7_EAGER = `Object.defineProperty(globalThis, 'Hl7Message', { configurable: true, writable: true, value: ${HL7_CLASS} });`;
+const HL7_LAZY: Prelude = { global: 'Hl7Message', source: HL7_CLASS };
 /**
  * Parses the input text into an Hl7Message inside the sandbox before the handler sees it. Only
  * for an HL7 body: a JSON object or a form with an `__hl7` key is the client's data, not HL7.
@@ -87,8 +76,8 @@ const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.contentTy
  * Two arrays, always the same: sandbox workers prepare isolates ahead for each. HL7 input always
  * runs with HL7_PRELUDES, so only they parse it.
  */
-const PRELUDES: readonly Prelude[] = [HL7_TEXT, hl7Prelude(false)];
-const HL7_PRELUDES: readonly Prelude[] = [hl7Prelude(true), HL7_EVENT];
+const PRELUDES: readonly Prelude[] = [HL7_LAZY];
+const HL7_PRELUDES: readonly Prelude[] = [HL7_EAGER, HL7_EVENT];
 
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}

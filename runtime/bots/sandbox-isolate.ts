@@ -1,17 +1,18 @@
 /**
  * One bot execution inside a worker: a NEW QuickJS runtime and context (fresh globals) with a
  * memory limit, a stack limit and an interrupt handler at the deadline; the preludes, the
- * bootstrap (console, `fhir`), the bot's code; then `handler(fhir, event)`, running pending jobs
+ * console and the `fhir` client, the bot's code; then `handler(fhir, event)`, running pending jobs
  * and waiting for host replies until its promise settles. Everything is disposed afterwards.
  *
- * Making the runtime and context and evaluating the preludes and bootstrap is most of the cost
- * and depends on nothing the caller sends, so a worker prepares its next isolate while it waits
+ * Making the runtime and context and evaluating the preludes is most of the cost and depends on
+ * nothing the caller sends, so a worker prepares its next isolate while it waits
  * (`prepareIsolate`), and a request finds it ready; freeing it waits until the outcome is sent.
  * At concurrency 1 the next request comes before a worker is done, so every microsecond of it
- * counts: the console and `fhir` client are host functions, and the JavaScript they need is
- * compiled on first use (sandbox-bootstrap.ts). That took the bootstrap from 3.4 to 2.1 KB and its
- * compiling from 0.22 to 0.12 ms, and an echo in the server's process from 0.43 to 0.35 ms (0.26 →
- * 0.17 ms in the pool).
+ * counts: the glue between the isolate and the worker (finding the handler, parsing the event,
+ * the CommonJS wrapper's `module`, freezing `fhir`) is host calls on the isolate's original
+ * functions, captured before any other code runs, and the little JavaScript that must run inside
+ * is compiled on first use (sandbox-helpers.ts). Evaluating a 2.1 KB bootstrap script for that
+ * glue took 0.10 ms of an isolate's 0.20 ms.
  * Each isolate still runs one bot once: nothing a bot does outlives its execution.
  */
 import type {
@@ -23,13 +24,13 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import {
-  BOOTSTRAP_SOURCE,
   commonJsWrapper,
+  HL7_TEXT_SOURCE,
   looksLikeModule,
   REPLY_SOURCE,
   SHOW_SOURCE,
   SHOWN_CHARS,
-} from './sandbox-bootstrap.js';
+} from './sandbox-helpers.js';
 import { ConsoleTail } from './sandbox-console.js';
 import type { Prelude, RunMessage, WorkerOutcome } from './sandbox-types.js';
 
@@ -56,11 +57,14 @@ const FHIR_METHODS = [
   'deleteResource',
   'graphql',
 ] as const;
-/** The JavaScript the console and `fhir` host functions need, and the original each is made with. */
-const HELPERS = {
-  show: { source: SHOW_SOURCE, uses: 'stringify' },
-  reply: { source: REPLY_SOURCE, uses: 'parse' },
-} as const;
+/** The JavaScript compiled on first use (sandbox-helpers.ts). */
+const HELPERS = { show: SHOW_SOURCE, reply: REPLY_SOURCE, hl7Text: HL7_TEXT_SOURCE } as const;
+/** The global whose instances a bot returns as HL7 text (`WorkerOutcome.hl7`). */
+const HL7_CLASS = 'Hl7Message';
+/** A prelude script defines this to map the parsed event before the handler sees it. */
+const REVIVE_EVENT = '__graphirReviveEvent';
+const NO_HANDLER =
+  'The bot exports no handler: use "export async function handler(fhir, event)" or "exports.handler = async (fhir, event) => …"';
 /** The console's methods and the prefix of their lines. */
 const CONSOLE_METHODS = { log: '', info: '', debug: '', warn: 'WARN ', error: 'ERROR ' } as const;
 
@@ -81,12 +85,10 @@ class Failure extends Error {
   }
 }
 
-/** The global through which preludes read their texts (see `Prelude`). */
-const TEXT_FUNCTION = '__graphirText';
-/** Trusted set-up code (preludes, bootstrap) gets this long; the bot's deadline starts later. */
+/** Trusted set-up code (the preludes) gets this long; the bot's deadline starts later. */
 const PREPARE_MS = 10_000;
 
-/** A fresh isolate with the preludes and bootstrap evaluated, for one run of one bot. */
+/** A fresh isolate with the console, the `fhir` client and the preludes, for one run of one bot. */
 export interface PreparedIsolate {
   readonly preludesKey: number;
   run(request: RunMessage, callHost: HostCaller): Promise<WorkerOutcome>;
@@ -100,7 +102,7 @@ export interface IsolateRun {
   readonly dispose: () => boolean;
 }
 
-/** Throws (after freeing what it made) when the preludes or the bootstrap fail. */
+/** Throws (after freeing what it made) when the preludes fail. */
 export function prepareIsolate(
   module: QuickJSWASMModule,
   preludes: readonly Prelude[],
@@ -160,10 +162,20 @@ class Execution implements PreparedIsolate {
   /** Set when those went past the memory limit: the bot is stopped as if its heap had. */
   private exhausted = false;
   private callHost: HostCaller = () => Promise.reject(new Error('No bot is running'));
-  private api: QuickJSHandle | undefined;
-  /** The isolate's original `Error`, `JSON.parse` and `JSON.stringify`, from the bootstrap. */
-  private originals: Record<'Error' | 'parse' | 'stringify', QuickJSHandle> | undefined;
-  /** SHOW_SOURCE's and REPLY_SOURCE's functions, once compiled. */
+  /**
+   * The isolate's own functions, read from its global object before any other code ran: a bot
+   * that replaces `JSON.parse` or `Reflect.get` changes nothing the glue uses.
+   */
+  private originals: Originals | undefined;
+  /** The `fhir` client: an object of host functions, frozen. */
+  private fhir: QuickJSHandle | undefined;
+  /** `globalThis.__graphirReviveEvent` as the preludes left it, if a function. */
+  private revive: QuickJSHandle | undefined;
+  /** The `Hl7Message` class of a prelude script, if any. */
+  private hl7Class: QuickJSHandle | undefined;
+  /** Lazy globals' values, by name, once a bot has read them. */
+  private readonly loaded = new Map<string, QuickJSHandle>();
+  /** The helpers' functions, once compiled. */
   private readonly helpers: Partial<Record<keyof typeof HELPERS, QuickJSHandle>> = {};
   private interrupted = false;
   private wake: (() => void) | undefined;
@@ -183,15 +195,37 @@ class Execution implements PreparedIsolate {
     this.vm = this.runtime.newContext();
   }
 
+  /**
+   * Captures the originals, sets the console and the `fhir` client, defines the lazy globals and
+   * evaluates the preludes' scripts as one script: each evaluation has a fixed cost (four small
+   * ones took 0.13 ms of an isolate's 0.47 ms).
+   */
   prepare(preludes: readonly Prelude[]): void {
-    const texts = new Map<string, string>();
-    for (const prelude of preludes) {
-      if (typeof prelude !== 'string') texts.set(prelude.name, prelude.text);
+    const { vm } = this;
+    this.originals = captureOriginals(vm);
+    using consoleApi = vm.newObject();
+    for (const [name, prefix] of Object.entries(CONSOLE_METHODS)) {
+      using log = vm.newFunction(name, (...args) => this.log(prefix, args));
+      vm.setProp(consoleApi, name, log);
     }
-    if (texts.size > 0) this.lendTexts(texts);
-    const scripts = preludes.filter((prelude) => typeof prelude === 'string');
-    if (texts.size > 0) scripts.push(`delete globalThis.${TEXT_FUNCTION};`);
-    this.api = this.bootstrap(scripts);
+    vm.setProp(vm.global, 'console', consoleApi);
+    const fhir = (this.fhir = vm.newObject());
+    for (const name of FHIR_METHODS) {
+      using method = vm.newFunction(name, (...args) => this.fhirCall(name, args));
+      vm.setProp(fhir, name, method);
+    }
+    this.check(vm.callFunction(this.originals.freeze, vm.undefined, fhir)).dispose();
+    const scripts: string[] = [];
+    for (const prelude of preludes) {
+      if (typeof prelude === 'string') scripts.push(prelude);
+      else this.defineLazy(prelude.global, prelude.source);
+    }
+    // Each prelude is a statement of its own.
+    if (scripts.length > 0) this.evaluate(scripts.join('\n;\n'), 'preludes.js').dispose();
+    this.revive = this.globalFunction(REVIVE_EVENT);
+    if (!preludes.some((prelude) => typeof prelude !== 'string' && prelude.global === HL7_CLASS)) {
+      this.hl7Class = this.globalFunction(HL7_CLASS);
+    }
   }
 
   async run(request: RunMessage, callHost: HostCaller): Promise<WorkerOutcome> {
@@ -217,18 +251,58 @@ class Execution implements PreparedIsolate {
 
   private async execute(request: RunMessage): Promise<WorkerOutcome> {
     const { vm } = this;
-    const api = this.api!;
-    using exports = await this.loadExports(api, request.code);
-    using invoke = vm.getProp(api, 'invoke');
-    using eventJson = vm.newString(request.eventJson);
-    using promise = this.check(vm.callFunction(invoke, vm.undefined, exports, eventJson));
-    using settled = await this.settle(promise);
-    const text = vm.getString(settled);
+    const { Promise: promiseType, resolve, stringify } = this.originals!;
+    using exports = await this.loadExports(request.code);
+    using handler = this.handlerOf(exports);
+    using event = this.eventOf(request.eventJson);
+    using returned = this.check(vm.callFunction(handler, vm.undefined, this.fhir!, event));
+    // As `await` would: a promise as it is, a thenable followed, anything else as its value.
+    using promise = this.check(vm.callFunction(resolve, promiseType, returned));
+    using result = await this.settle(promise);
+    const hl7 = this.hl7TextOf(result);
+    using json =
+      hl7 === undefined ? this.check(vm.callFunction(stringify, vm.undefined, result)) : undefined;
     const console = this.console.text();
-    if (text.startsWith('h')) return { status: 'ok', hl7: text.slice(1), console };
-    return text === 'u'
-      ? { status: 'ok', console }
-      : { status: 'ok', valueJson: text.slice(1), console };
+    if (hl7 !== undefined) return { status: 'ok', hl7, console };
+    return json && vm.typeof(json) === 'string'
+      ? { status: 'ok', valueJson: vm.getString(json), console }
+      : { status: 'ok', console };
+  }
+
+  /** The handler: `exports` itself, its `handler`, its `default`, or `default.handler`. */
+  private handlerOf(exports: QuickJSHandle): QuickJSHandle {
+    if (this.vm.typeof(exports) === 'function') return exports.dup();
+    if (this.isObject(exports)) {
+      const handler = this.read(exports, 'handler');
+      if (this.vm.typeof(handler) === 'function') return handler;
+      handler.dispose();
+      using fallback = this.read(exports, 'default');
+      if (this.vm.typeof(fallback) === 'function') return fallback.dup();
+      if (this.isObject(fallback)) {
+        const inner = this.read(fallback, 'handler');
+        if (this.vm.typeof(inner) === 'function') return inner;
+        inner.dispose();
+      }
+    }
+    throw new Failure('error', NO_HANDLER);
+  }
+
+  /** The event parsed by the isolate's own `JSON.parse`, and revived if a prelude says how. */
+  private eventOf(eventJson: string): QuickJSHandle {
+    const { vm } = this;
+    using text = vm.newString(eventJson);
+    const event = this.check(vm.callFunction(this.originals!.parse, vm.undefined, text));
+    if (!this.revive) return event;
+    using parsed = event;
+    return this.check(vm.callFunction(this.revive, vm.undefined, parsed));
+  }
+
+  /** `result`'s text if it is an `Hl7Message`: only a class the isolate has loaded can make one. */
+  private hl7TextOf(result: QuickJSHandle): string | undefined {
+    const type = this.hl7Class ?? this.loaded.get(HL7_CLASS);
+    if (!type || !this.isObject(result)) return undefined;
+    using text = this.check(this.callHelper('hl7Text', [type], result));
+    return this.vm.typeof(text) === 'string' ? this.vm.getString(text) : undefined;
   }
 
   outcomeOf(error: unknown): WorkerOutcome {
@@ -250,68 +324,79 @@ class Execution implements PreparedIsolate {
     this.waiting.length = 0;
     for (const deferred of this.inFlight) deferred.dispose();
     this.inFlight.clear();
-    const handles = [...Object.values(this.originals ?? {}), ...Object.values(this.helpers)];
-    for (const handle of [...handles, this.api]) handle?.dispose();
-    this.api = undefined;
+    const handles = [
+      ...Object.values(this.originals ?? {}),
+      ...Object.values(this.helpers),
+      ...this.loaded.values(),
+      this.fhir,
+      this.revive,
+      this.hl7Class,
+    ];
+    for (const handle of handles) handle?.dispose();
+    this.originals = this.fhir = this.revive = this.hl7Class = undefined;
+    this.loaded.clear();
     this.vm.dispose();
     this.runtime.dispose();
   }
 
-  /** `__graphirText(name)` for the preludes: the text of that name, or undefined. */
-  private lendTexts(texts: ReadonlyMap<string, string>): void {
-    const { vm } = this;
-    using read = vm.newFunction(TEXT_FUNCTION, (name) => {
-      const text = texts.get(vm.getString(name));
-      return text === undefined ? vm.undefined : vm.newString(text);
-    });
-    vm.defineProp(vm.global, TEXT_FUNCTION, { value: read, configurable: true });
-  }
-
   /**
-   * Evaluates the preludes' scripts, then the bootstrap, as one script: each evaluation has a
-   * fixed cost (four small ones took 0.13 ms of an isolate's 0.47 ms). Sets the console's host
-   * functions on the global object and calls the bootstrap with the `fhir` client's; returns
-   * its `{ cjs, invoke, … }`.
+   * `globalThis[name]` is `source` evaluated on the first read, in global scope, then that value;
+   * until then it costs nothing. What the evaluation throws, the read throws.
    */
-  private bootstrap(preludes: readonly string[]): QuickJSHandle {
+  private defineLazy(name: string, source: string): void {
     const { vm } = this;
-    // Each prelude is a statement of its own; the bootstrap's function is the script's value.
-    const source = [...preludes, BOOTSTRAP_SOURCE].join('\n;\n');
-    using factory = this.evaluate(source, 'bootstrap.js');
-    using consoleApi = vm.newObject();
-    for (const [name, prefix] of Object.entries(CONSOLE_METHODS)) {
-      using log = vm.newFunction(name, (...args) => this.log(prefix, args));
-      vm.setProp(consoleApi, name, log);
-    }
-    vm.setProp(vm.global, 'console', consoleApi);
-    using fhir = vm.newObject();
-    for (const name of FHIR_METHODS) {
-      using method = vm.newFunction(name, (...args) => this.fhirCall(name, args));
-      vm.setProp(fhir, name, method);
-    }
-    const api = this.check(vm.callFunction(factory, vm.undefined, fhir));
-    this.originals = {
-      Error: vm.getProp(api, 'Error'),
-      parse: vm.getProp(api, 'parse'),
-      stringify: vm.getProp(api, 'stringify'),
-    };
-    return api;
+    vm.defineProp(vm.global, name, {
+      configurable: true,
+      get: () => {
+        let value = this.loaded.get(name);
+        if (!value) {
+          const evaluated = vm.evalCode(source, `${name}.js`);
+          // Thrown from a host function, a handle is thrown in the isolate as it is.
+          if (evaluated.error) throw evaluated.error;
+          value = evaluated.value;
+          this.loaded.set(name, value);
+        }
+        // The caller disposes what a host function returns.
+        return value.dup();
+      },
+    });
   }
 
-  /** SHOW_SOURCE's or REPLY_SOURCE's function, compiled now if not yet; or what it threw. */
-  private helper(name: keyof typeof HELPERS): QuickJSHandle | { error: QuickJSHandle } {
-    const made = this.helpers[name];
-    if (made) return made;
+  /** `globalThis[name]` if it is a function: read by trusted code, before the bot's runs. */
+  private globalFunction(name: string): QuickJSHandle | undefined {
+    const value = this.vm.getProp(this.vm.global, name);
+    if (this.vm.typeof(value) === 'function') return value;
+    value.dispose();
+    return undefined;
+  }
+
+  /** `object[key]` through the original `Reflect.get`: a getter that throws is the bot's error. */
+  private read(object: QuickJSHandle, key: string): QuickJSHandle {
+    using name = this.vm.newString(key);
+    return this.check(this.vm.callFunction(this.originals!.get, this.vm.undefined, object, name));
+  }
+
+  private isObject(handle: QuickJSHandle): boolean {
+    return this.vm.typeof(handle) === 'object' && !this.vm.sameValue(handle, this.vm.null);
+  }
+
+  /** The helper `name`, compiled now (called with `args`) if not yet, called with `value`. */
+  private callHelper(
+    name: keyof typeof HELPERS,
+    args: readonly QuickJSHandle[],
+    value: QuickJSHandle,
+  ): VmCallResult<QuickJSHandle> {
     const { vm } = this;
-    const { source, uses } = HELPERS[name];
-    const compiled = vm.evalCode(source, `${name}.js`);
-    if (compiled.error) return { error: compiled.error };
-    using factory = compiled.value;
-    const { Error: errorType, [uses]: original } = this.originals!;
-    const helper = vm.callFunction(factory, vm.undefined, errorType, original);
-    if (helper.error) return { error: helper.error };
-    this.helpers[name] = helper.value;
-    return helper.value;
+    let helper = this.helpers[name];
+    if (!helper) {
+      const compiled = vm.evalCode(HELPERS[name], `${name}.js`);
+      if (compiled.error) return compiled;
+      using factory = compiled.value;
+      const made = vm.callFunction(factory, vm.undefined, ...args);
+      if (made.error) return made;
+      helper = this.helpers[name] = made.value;
+    }
+    return vm.callFunction(helper, vm.undefined, value);
   }
 
   /**
@@ -323,9 +408,8 @@ class Execution implements PreparedIsolate {
     let line = prefix;
     for (const [index, arg] of args.entries()) {
       if (line.length > SHOWN_CHARS) break;
-      const show = this.helper('show');
-      if ('error' in show) return show;
-      const shown = vm.callFunction(show, vm.undefined, arg);
+      const { Error: errorType, stringify } = this.originals!;
+      const shown = this.callHelper('show', [errorType, stringify], arg);
       // Only the time or memory limit gets through show's catch: it ends the bot.
       if (shown.error) return shown;
       line += (index > 0 ? ' ' : '') + vm.getString(shown.value);
@@ -367,15 +451,21 @@ class Execution implements PreparedIsolate {
     return deferred.handle;
   }
 
-  private async loadExports(api: QuickJSHandle, code: string): Promise<QuickJSHandle> {
+  private async loadExports(code: string): Promise<QuickJSHandle> {
     const { vm } = this;
     if (looksLikeModule(code)) {
       using namespace = this.evaluate(code, 'bot.mjs', 'module');
       return this.settle(namespace);
     }
     using wrapper = this.evaluate(commonJsWrapper(code), 'bot.js');
-    using cjs = vm.getProp(api, 'cjs');
-    return this.check(vm.callFunction(cjs, vm.undefined, wrapper));
+    using module = vm.newObject();
+    using exports = vm.newObject();
+    vm.setProp(module, 'exports', exports);
+    using require = vm.newFunction('require', (name) => {
+      throw new Error(`Cannot find module '${String(vm.dump(name))}': bots cannot load modules`);
+    });
+    this.check(vm.callFunction(wrapper, exports, exports, module, require)).dispose();
+    return this.read(module, 'exports');
   }
 
   private evaluate(source: string, filename: string, type: 'global' | 'module' = 'global') {
@@ -419,16 +509,12 @@ class Execution implements PreparedIsolate {
     else this.waiting.push(send);
   }
 
-  /** The reply's value resolves `deferred`; what the bootstrap's `reply` throws rejects it. */
+  /** The reply's value resolves `deferred`; what the `reply` helper throws rejects it. */
   private settleReply(deferred: QuickJSDeferredPromise, replyJson: string): void {
     const { vm } = this;
-    const reply = this.helper('reply');
-    if ('error' in reply) {
-      deferred.reject(reply.error);
-      return reply.error.dispose();
-    }
+    const { Error: errorType, parse } = this.originals!;
     using text = vm.newString(replyJson);
-    const settled = vm.callFunction(reply, vm.undefined, text);
+    const settled = this.callHelper('reply', [errorType, parse], text);
     if (settled.error) deferred.reject(settled.error);
     else deferred.resolve(settled.value);
     (settled.error ?? settled.value).dispose();
@@ -493,6 +579,35 @@ class Execution implements PreparedIsolate {
     const used = this.vm.dump(usage) as { memory_used_size?: number };
     return (used.memory_used_size ?? 0) > this.memoryBytes * 0.9;
   }
+}
+
+/** What the glue calls in the isolate: its own functions, as they were before any code ran. */
+interface Originals {
+  readonly Error: QuickJSHandle;
+  readonly parse: QuickJSHandle;
+  readonly stringify: QuickJSHandle;
+  /** `Reflect.get`, to read the bot's objects. */
+  readonly get: QuickJSHandle;
+  readonly freeze: QuickJSHandle;
+  readonly Promise: QuickJSHandle;
+  /** `Promise.resolve`, called on `Promise`. */
+  readonly resolve: QuickJSHandle;
+}
+
+function captureOriginals(vm: QuickJSContext): Originals {
+  using json = vm.getProp(vm.global, 'JSON');
+  using reflect = vm.getProp(vm.global, 'Reflect');
+  using object = vm.getProp(vm.global, 'Object');
+  const promise = vm.getProp(vm.global, 'Promise');
+  return {
+    Error: vm.getProp(vm.global, 'Error'),
+    parse: vm.getProp(json, 'parse'),
+    stringify: vm.getProp(json, 'stringify'),
+    get: vm.getProp(reflect, 'get'),
+    freeze: vm.getProp(object, 'freeze'),
+    Promise: promise,
+    resolve: vm.getProp(promise, 'resolve'),
+  };
 }
 
 function describe(thrown: unknown): { name?: string; message: string; stack: string } {

@@ -248,15 +248,20 @@ describe('isolation', () => {
     }
   });
 
-  it('lends texts to the preludes only, which read them on demand', async () => {
+  it('defines lazy globals, evaluated on first read only, once', async () => {
     const preludes = [
-      { name: 'greeting', text: '"hello"' },
-      'const read = __graphirText; globalThis.greet = () => (0, eval)(read("greeting"));',
-      'globalThis.unknown = __graphirText("nothing");',
+      { global: 'greeting', source: '({ text: "hello" })' },
+      { global: 'broken', source: 'throw new Error("not now")' },
+      { global: 'unparsable', source: '1 +' },
+      'globalThis.greet = () => greeting.text;',
     ];
-    const code = `exports.handler = () => [greet(), typeof unknown, typeof __graphirText];`;
-    const result = await run(code, { preludes });
-    expect(result).toMatchObject({ status: 'ok', value: ['hello', 'undefined', 'undefined'] });
+    const code = `exports.handler = () => [greet(), greeting === greeting, typeof greeting];`;
+    const read = await run(code, { preludes });
+    expect(read).toMatchObject({ status: 'ok', value: ['hello', true, 'object'] });
+    const thrown = await run('exports.handler = () => broken;', { preludes });
+    expect(thrown).toMatchObject({ status: 'error', message: 'not now' });
+    const syntax = await run('exports.handler = () => unparsable;', { preludes });
+    expect(syntax).toMatchObject({ status: 'error', message: expect.stringMatching(/unexpected/) });
   });
 
   it('gives each execution fresh globals', async () => {
