@@ -4,17 +4,20 @@
  * (bench/load-client.ts): an echo bot for each content type, an HL7 bot answering buildAck(),
  * and a bot reading one Patient through `fhir`; p50, p99 and executions per second at
  * concurrency 1 and 16, the first execution after the bot is saved (cold), and a trivial Koa
- * handler on the same machine (the floor).
+ * handler on the same machine (the floor); then the JSON echo at concurrency 1 and the floor in
+ * turn, five times, as a multiple of the floor's p50 (the target).
  */
 import { readFileSync } from 'node:fs';
 import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
-import { measureFloor, startFloor, warmUpFloor } from './measure.js';
+import { againstFloor, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
 
 /** Timed executions per case and concurrency (see bench/graphql-queries.ts on why so many). */
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const HL7 = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8');
+/** Rounds of the JSON echo and the floor in turn at concurrency 1, for the target's ratio. */
+const FLOOR_ROUNDS = 5;
 
 const load = new LoadClient();
 const floor = await startFloor();
@@ -108,6 +111,17 @@ async function run(engine: string, server: BenchServer): Promise<void> {
       );
     }
   }
+  const [jsonEcho, jsonCode, jsonType, jsonBody] = cases[1];
+  const job = {
+    url: server.url,
+    requests: [executeRequest(server, await createBot(server, jsonCode), jsonType, jsonBody)],
+    count: REQUESTS,
+    concurrency: 1,
+  };
+  const { latency } = await againstFloor(load, floor, job, FLOOR_ROUNDS);
+  console.log(
+    `${engine} c=1 ${jsonEcho} and the floor in turn, ${FLOOR_ROUNDS} times: p50 ${spread(latency, (ratio) => `${ratio.toFixed(1)}×`)} the floor's (target: 3×)`,
+  );
 }
 
 async function createBot(server: BenchServer, code: string): Promise<string> {

@@ -3,13 +3,14 @@
  * queries Q1–Q8 over HTTP at concurrency 1 and 16, on PGlite and on PostgreSQL, beside a trivial
  * Koa handler on the same machine (the floor). The server runs as `npm start` runs it, in its own
  * process (bench/bench-server.ts); the load comes from another (bench/load-client.ts). Prints
- * p50, p99 and requests per second.
+ * p50, p99 and requests per second, then Q1 at concurrency 16 and the floor in turn, five times,
+ * as a share of the floor's throughput (the target).
  */
 import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { QUERIES, type Ids } from './graphql-query-set.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
-import { measureFloor, startFloor, warmUpFloor } from './measure.js';
+import { againstFloor, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -37,6 +38,8 @@ const MEDPLUM_P50: Record<string, number> = {
 const STATISTICS_WAIT_MS = 5000;
 /** Requests per query, each with other variables, sent in turn. */
 const VARIANTS = 200;
+/** Rounds of Q1 and the floor in turn at concurrency 16, for the target's ratio. */
+const FLOOR_ROUNDS = 5;
 
 const floor = await startFloor();
 const client = new LoadClient();
@@ -74,6 +77,17 @@ for (const engine of await availableEngines()) {
         );
       }
     }
+    const q1 = {
+      url: server.url,
+      requests: requestsOf(QUERIES.Q1),
+      count: REQUESTS,
+      concurrency: 16,
+    };
+    const { throughput } = await againstFloor(client, floor, q1, FLOOR_ROUNDS);
+    const percent = (ratio: number) => `${(100 * ratio).toFixed(0)}%`;
+    console.log(
+      `${engine} c=16 Q1 and the floor in turn, ${FLOOR_ROUNDS} times: ${spread(throughput, percent)} of the floor's requests/s (target: 50%)`,
+    );
   } finally {
     await server.stop();
   }

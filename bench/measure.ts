@@ -92,3 +92,41 @@ export async function startFloor(): Promise<{ url: string; close(): void }> {
     close: () => server.close(),
   };
 }
+
+export interface FloorRatios {
+  /** Each round's p50 over the floor's p50 just before it. */
+  readonly latency: readonly number[];
+  /** Each round's requests per second over the floor's just before it. */
+  readonly throughput: readonly number[];
+}
+
+/**
+ * `job` and the floor measured in turn, `rounds` times, each at the job's concurrency: a ratio per
+ * round against the floor just before it. On these shared machines the floor alone answered
+ * 22,031 requests/s at concurrency 16 in one bench:graphql run and 37,418 in the same run a few
+ * minutes later (2026-11-25), so one floor figure against one query's can read as a target met or
+ * missed by chance; the spread over rounds shows how far to trust it.
+ */
+export async function againstFloor(
+  client: LoadClient,
+  floor: { url: string },
+  job: { url: string; requests: readonly LoadRequest[]; count: number; concurrency: number },
+  rounds: number,
+): Promise<FloorRatios> {
+  const latency: number[] = [];
+  const throughput: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const base = await client.measure({ ...job, url: floor.url, requests: FLOOR_REQUESTS });
+    const figures = await client.measure(job);
+    latency.push(figures.p50 / base.p50);
+    throughput.push(figures.rps / base.rps);
+  }
+  return { latency, throughput };
+}
+
+/** `values` as "lowest–highest (median m)", each formatted by `format`. */
+export function spread(values: readonly number[], format: (value: number) => string): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = percentile(sorted, 50);
+  return `${format(sorted[0])}–${format(sorted[sorted.length - 1])} (median ${format(median)})`;
+}
