@@ -462,7 +462,9 @@ class Execution implements PreparedIsolate {
     using exports = vm.newObject();
     vm.setProp(module, 'exports', exports);
     using require = vm.newFunction('require', (name) => {
-      throw new Error(`Cannot find module '${String(vm.dump(name))}': bots cannot load modules`);
+      // Read without running the bot's code: a string as it is, anything else by its type.
+      const text = vm.typeof(name) === 'string' ? vm.getString(name) : `(${vm.typeof(name)})`;
+      throw new Error(`Cannot find module '${text}': bots cannot load modules`);
     });
     this.check(vm.callFunction(wrapper, exports, exports, module, require)).dispose();
     return this.read(module, 'exports');

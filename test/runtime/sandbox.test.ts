@@ -87,6 +87,20 @@ describe('bot code formats', () => {
     expect(missing).toMatchObject({ status: 'error', message: expect.stringMatching(/handler/) });
   });
 
+  it('finds the handler and settles its result with the isolate’s own functions, whatever the bot replaces', async () => {
+    const code = `Reflect.get = () => () => 'wrong handler';
+      JSON.parse = () => ({ input: 'wrong event' });
+      JSON.stringify = () => '"wrong result"';
+      Promise.resolve = () => Promise.reject(new Error('wrong promise'));
+      exports.handler = (fhir, event) => ({
+        then: (resolve) => resolve({ got: event.input, frozen: Object.isFrozen(fhir) }),
+      });`;
+    const result = await run(code, { event: { input: [1] } });
+    expect(result).toMatchObject({ status: 'ok', value: { got: [1], frozen: true } });
+    const getter = `Object.defineProperty(exports, 'handler', { get() { throw new Error('not today'); } });`;
+    expect(await run(getter)).toMatchObject({ status: 'error', message: 'not today' });
+  });
+
   it('reports thrown errors, thrown strings and syntax errors', async () => {
     const thrown = await run('exports.handler = async () => { throw new TypeError("boom"); };');
     expect(thrown).toMatchObject({ status: 'error', message: 'boom' });
@@ -218,6 +232,7 @@ describe('isolation', () => {
     for (const [name, value] of Object.entries(outcome)) {
       expect(value, name).toMatch(/^blocked: /);
     }
+    expect(outcome.require).toBe("blocked: Cannot find module 'fs': bots cannot load modules");
     const staticImport = await run(`import fs from 'fs';\nexport const handler = () => 1;`);
     expect(staticImport).toMatchObject({ status: 'error', message: expect.stringMatching(/fs/) });
   });
