@@ -17,9 +17,10 @@
  * - Cost: QuickJS interprets (no JIT), which suits short glue code. Measured on Node 20.20, 2
  *   vCPUs (test/runtime/sandbox.test.ts prints them): a cold first run 141–290 ms from source
  *   (worker start, tsx, WASM compile; ≈ 75 ms from dist/), then medians of 200 warm runs, each
- *   in a new QuickJS runtime and context: echo 0.49 ms, one host call 0.74 ms, run alone on the
- *   machine of 2026-11-24; 1.0–1.3 and 1.1–1.5 ms on earlier, slower ones with the rest of the
- *   test suite running beside them.
+ *   in a new QuickJS runtime and context: echo 0.36 ms, one host call 0.52 ms, run alone on the
+ *   machine of 2026-11-25 (0.49 and 0.74 ms on that of 2026-11-24, before the glue between the
+ *   isolate and the worker moved to host calls); 1.0–1.3 and 1.1–1.5 ms on earlier, slower ones
+ *   with the rest of the test suite running beside them.
  */
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
