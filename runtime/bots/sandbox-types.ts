@@ -26,8 +26,9 @@ export interface SandboxRequest {
   readonly code: string;
   readonly event: unknown;
   /**
-   * Scripts evaluated before the bot's code, e.g. the source of a class that defines a global.
-   * Pass the same array each time: workers prepare isolates ahead for the array they last saw.
+   * What the isolate is prepared with before the bot's code (see `Prelude`): scripts and lazy
+   * globals. Pass the same array each time: workers prepare isolates ahead for the array they
+   * last saw.
    */
   readonly preludes?: readonly Prelude[];
   readonly timeoutMs: number;
