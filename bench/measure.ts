@@ -1,7 +1,7 @@
 /** Timing helpers shared by the HTTP benchmarks. */
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
-import type { LoadClient, LoadRequest } from './load-client.js';
+import type { LoadClient, LoadJob, LoadRequest } from './load-client.js';
 
 export interface Figures {
   readonly p50: number;
@@ -48,12 +48,7 @@ export async function measureFloor(
   concurrency: number,
   label: string,
 ): Promise<Figures> {
-  const figures = await client.measure({
-    url: floor.url,
-    requests: FLOOR_REQUESTS,
-    count,
-    concurrency,
-  });
+  const figures = await timeFloor(client, floor, count, concurrency);
   console.log(
     `${label} floor (trivial Koa)  p50 ${figures.p50.toFixed(2)} ms  p99 ${figures.p99.toFixed(2)} ms  ${figures.rps.toFixed(0)} req/s`,
   );
@@ -71,12 +66,16 @@ export async function warmUpFloor(
   floor: { url: string },
   count: number,
 ): Promise<void> {
-  await client.measure({
-    url: floor.url,
-    requests: FLOOR_REQUESTS,
-    count,
-    concurrency: 4,
-  });
+  await timeFloor(client, floor, count, 4);
+}
+
+function timeFloor(
+  client: LoadClient,
+  floor: { url: string },
+  count: number,
+  concurrency: number,
+): Promise<Figures> {
+  return client.measure({ url: floor.url, requests: FLOOR_REQUESTS, count, concurrency });
 }
 
 /** The floor: a trivial Koa handler on this machine, measured the same way. */
@@ -110,13 +109,13 @@ export interface FloorRatios {
 export async function againstFloor(
   client: LoadClient,
   floor: { url: string },
-  job: { url: string; requests: readonly LoadRequest[]; count: number; concurrency: number },
+  job: Omit<LoadJob, 'warmup'>,
   rounds: number,
 ): Promise<FloorRatios> {
   const latency: number[] = [];
   const throughput: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const base = await client.measure({ ...job, url: floor.url, requests: FLOOR_REQUESTS });
+    const base = await timeFloor(client, floor, job.count, job.concurrency);
     const figures = await client.measure(job);
     latency.push(figures.p50 / base.p50);
     throughput.push(figures.rps / base.rps);

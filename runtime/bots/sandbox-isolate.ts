@@ -259,12 +259,12 @@ class Execution implements PreparedIsolate {
     // As `await` would: a promise as it is, a thenable followed, anything else as its value.
     using promise = this.check(vm.callFunction(resolve, promiseType, returned));
     using result = await this.settle(promise);
+    // The console is read last: `toString()` and `toJSON()` may still write to it.
     const hl7 = this.hl7TextOf(result);
-    using json =
-      hl7 === undefined ? this.check(vm.callFunction(stringify, vm.undefined, result)) : undefined;
+    if (hl7 !== undefined) return { status: 'ok', hl7, console: this.console.text() };
+    using json = this.check(vm.callFunction(stringify, vm.undefined, result));
     const console = this.console.text();
-    if (hl7 !== undefined) return { status: 'ok', hl7, console };
-    return json && vm.typeof(json) === 'string'
+    return vm.typeof(json) === 'string'
       ? { status: 'ok', valueJson: vm.getString(json), console }
       : { status: 'ok', console };
   }
