@@ -15,6 +15,7 @@ const ROOT = { id: 'bench-root', secret: 'bench-root-secret' };
 
 export interface BenchServer {
   readonly url: string;
+  readonly pid: number;
   /** A token of the bench project's client. */
   readonly token: string;
   /** fetch relative to the FHIR base, with FHIR JSON bodies and the token. */
@@ -70,6 +71,7 @@ export async function startBenchServer(
     const token = await clientToken(server.url, clientId, clientSecret);
     return {
       url: server.url,
+      pid: server.pid,
       token,
       fhir: (path, init = {}) =>
         fetch(`${server.url}/fhir/R4${path}`, {

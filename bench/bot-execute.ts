@@ -5,13 +5,14 @@
  * and a bot reading one Patient through `fhir`; p50, p99 and executions per second at
  * concurrency 1 and 16, the first execution after the bot is saved (cold), and a trivial Koa
  * handler on the same machine (the floor); then the JSON echo at concurrency 1 and the floor in
- * turn, five times, as a multiple of the floor's p50 (the target).
+ * turn, five times, as a multiple of the floor's p50 (the target), with the CPU each execution
+ * cost the server's main thread and its other threads (the sandbox workers among them).
  */
 import { readFileSync } from 'node:fs';
 import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
-import { againstFloor, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
+import { againstFloor, cpuLine, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
 
 /** Timed executions per case and concurrency (see bench/graphql-queries.ts on why so many). */
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -117,11 +118,13 @@ async function run(engine: string, server: BenchServer): Promise<void> {
     requests: [executeRequest(server, await createBot(server, jsonCode), jsonType, jsonBody)],
     count: REQUESTS,
     concurrency: 1,
+    serverPid: server.pid,
   };
-  const { latency } = await againstFloor(load, floor, job, FLOOR_ROUNDS);
+  const ratios = await againstFloor(load, floor, job, FLOOR_ROUNDS);
   console.log(
-    `${engine} c=1 ${jsonEcho} and the floor in turn, ${FLOOR_ROUNDS} times: p50 ${spread(latency, (ratio) => `${ratio.toFixed(1)}×`)} the floor's (target: 3×)`,
+    `${engine} c=1 ${jsonEcho} and the floor in turn, ${FLOOR_ROUNDS} times: p50 ${spread(ratios.latency, (ratio) => `${ratio.toFixed(1)}×`)} the floor's (target: 3×)`,
   );
+  console.log(`${engine} c=1 ${jsonEcho} ${cpuLine(ratios)}`);
 }
 
 async function createBot(server: BenchServer, code: string): Promise<string> {

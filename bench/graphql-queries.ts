@@ -4,13 +4,14 @@
  * Koa handler on the same machine (the floor). The server runs as `npm start` runs it, in its own
  * process (bench/bench-server.ts); the load comes from another (bench/load-client.ts). Prints
  * p50, p99 and requests per second, then Q1 at concurrency 16 and the floor in turn, five times,
- * as a share of the floor's throughput (the target).
+ * as a share of the floor's throughput (the target), with the CPU each request cost the server's
+ * threads and the floor's process.
  */
 import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { QUERIES, type Ids } from './graphql-query-set.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
-import { againstFloor, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
+import { againstFloor, cpuLine, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
@@ -82,12 +83,14 @@ for (const engine of await availableEngines()) {
       requests: requestsOf(QUERIES.Q1),
       count: REQUESTS,
       concurrency: 16,
+      serverPid: server.pid,
     };
-    const { throughput } = await againstFloor(client, floor, q1, FLOOR_ROUNDS);
+    const ratios = await againstFloor(client, floor, q1, FLOOR_ROUNDS);
     const percent = (ratio: number) => `${(100 * ratio).toFixed(0)}%`;
     console.log(
-      `${engine} c=16 Q1 and the floor in turn, ${FLOOR_ROUNDS} times: ${spread(throughput, percent)} of the floor's requests/s (target: 50%)`,
+      `${engine} c=16 Q1 and the floor in turn, ${FLOOR_ROUNDS} times: ${spread(ratios.throughput, percent)} of the floor's requests/s (target: 50%)`,
     );
+    console.log(`${engine} c=16 Q1 ${cpuLine(ratios)}`);
   } finally {
     await server.stop();
   }

@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { LoadJob, LoadResult } from './load-client.js';
+import { cpuPerRequest, threadCpu } from './thread-cpu.js';
 
 process.on('message', (job: LoadJob) => {
   run(job).then(
@@ -58,6 +59,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
   for (let i = 0; i < job.warmup; i++) await send();
   const latencies: number[] = [];
   let remaining = job.count;
+  // Read here, around the timed requests only, so the warm-up's CPU is not counted.
+  const cpuBefore = job.serverPid === undefined ? undefined : threadCpu(job.serverPid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: job.concurrency }, async () => {
@@ -69,6 +72,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuBefore && cpuPerRequest(cpuBefore, threadCpu(job.serverPid!), job.count);
   agent.destroy();
-  return { latencies, seconds };
+  return { latencies, seconds, cpu };
 }

@@ -6,6 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { percentile, type Figures } from './measure.js';
+import type { ThreadCpu } from './thread-cpu.js';
 
 export interface LoadRequest {
   readonly method: string;
@@ -26,10 +27,17 @@ export interface LoadJob {
   readonly count: number;
   readonly concurrency: number;
   readonly warmup: number;
+  /** The process that serves the job: its threads' CPU per timed request comes back as `cpu`. */
+  readonly serverPid?: number;
 }
 
 export type LoadResult =
-  | { readonly latencies: number[]; readonly seconds: number; readonly error?: undefined }
+  | {
+      readonly latencies: number[];
+      readonly seconds: number;
+      readonly cpu?: ThreadCpu;
+      readonly error?: undefined;
+    }
   | { readonly error: string };
 
 export class LoadClient {
@@ -46,6 +54,7 @@ export class LoadClient {
       p50: percentile(result.latencies, 50),
       p99: percentile(result.latencies, 99),
       rps: result.latencies.length / result.seconds,
+      cpu: result.cpu,
     };
   }
 

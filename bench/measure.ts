@@ -2,11 +2,14 @@
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import type { LoadClient, LoadJob, LoadRequest } from './load-client.js';
+import type { ThreadCpu } from './thread-cpu.js';
 
 export interface Figures {
   readonly p50: number;
   readonly p99: number;
   readonly rps: number;
+  /** Per request, of the serving process's threads, when the job named it (`serverPid`). */
+  readonly cpu?: ThreadCpu;
 }
 
 /** What the load client sends the floor. */
@@ -69,13 +72,20 @@ export async function warmUpFloor(
   await timeFloor(client, floor, count, 4);
 }
 
+/** The floor runs in this process (`startFloor`): its CPU is this process's. */
 function timeFloor(
   client: LoadClient,
   floor: { url: string },
   count: number,
   concurrency: number,
 ): Promise<Figures> {
-  return client.measure({ url: floor.url, requests: FLOOR_REQUESTS, count, concurrency });
+  return client.measure({
+    url: floor.url,
+    requests: FLOOR_REQUESTS,
+    count,
+    concurrency,
+    serverPid: process.pid,
+  });
 }
 
 /** The floor: a trivial Koa handler on this machine, measured the same way. */
@@ -97,6 +107,9 @@ export interface FloorRatios {
   readonly latency: readonly number[];
   /** Each round's requests per second over the floor's just before it. */
   readonly throughput: readonly number[];
+  /** Each round's CPU per request: the floor's process, and the job's (`serverPid`) if named. */
+  readonly floorCpu: readonly ThreadCpu[];
+  readonly serverCpu: readonly ThreadCpu[];
 }
 
 /**
@@ -114,13 +127,29 @@ export async function againstFloor(
 ): Promise<FloorRatios> {
   const latency: number[] = [];
   const throughput: number[] = [];
+  const floorCpu: ThreadCpu[] = [];
+  const serverCpu: ThreadCpu[] = [];
   for (let round = 0; round < rounds; round++) {
     const base = await timeFloor(client, floor, job.count, job.concurrency);
     const figures = await client.measure(job);
     latency.push(figures.p50 / base.p50);
     throughput.push(figures.rps / base.rps);
+    if (base.cpu) floorCpu.push(base.cpu);
+    if (figures.cpu) serverCpu.push(figures.cpu);
   }
-  return { latency, throughput };
+  return { latency, throughput, floorCpu, serverCpu };
+}
+
+/**
+ * The rounds' CPU per request, medians: the server's main thread and its other threads (sandbox
+ * workers, V8's helpers, libuv's pool), and the floor's process. Every request passes through the
+ * main thread, so beside the floor's figure it bounds what share of the floor's throughput the
+ * server can reach on two cores that the load client uses too.
+ */
+export function cpuLine({ floorCpu, serverCpu }: FloorRatios): string {
+  const median = (values: number[]) => percentile(values, 50).toFixed(3);
+  const total = (cpu: ThreadCpu) => cpu.main + cpu.others;
+  return `CPU per request (medians): the server's main thread ${median(serverCpu.map((cpu) => cpu.main))} ms, its other threads ${median(serverCpu.map((cpu) => cpu.others))} ms; the floor's process ${median(floorCpu.map(total))} ms`;
 }
 
 /** `values` as "lowest–highest (median m)", each formatted by `format`. */
