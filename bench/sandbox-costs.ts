@@ -1,0 +1,94 @@
+/**
+ * npm run bench:sandbox — what isolating a bot costs before any HTTP, in one process, from dist/
+ * as `npm start` runs it: a message to a worker thread and back; an echo bot through the sandbox
+ * pool; and, in a QuickJS module, making a runtime and context (most of preparing an isolate),
+ * preparing an isolate as the workers do, and freeing one. Runs are spaced as requests at
+ * concurrency 1 are, so each crossing wakes a thread that was asleep. Medians of many runs.
+ */
+import { Worker } from 'node:worker_threads';
+import { newQuickJSWASMModuleFromVariant, RELEASE_SYNC } from 'quickjs-emscripten';
+import { buildOnce } from './bench-server.js';
+import { percentile } from './measure.js';
+
+const RUNS = Number(process.env.BENCH_REQUESTS ?? 2000);
+/** The pause between runs: a thread that waits this long is asleep when the next run comes. */
+const SPACING_MS = 1;
+const ECHO = 'export async function handler(fhir, event) { return event.input; }';
+
+buildOnce();
+const { SandboxPool } = (await import(
+  fromDist('bots/sandbox-pool.js')
+)) as typeof import('../runtime/bots/sandbox-pool.js');
+const { prepareIsolate } = (await import(
+  fromDist('bots/sandbox-isolate.js')
+)) as typeof import('../runtime/bots/sandbox-isolate.js');
+
+const echoWorker = new Worker(
+  "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m));",
+  { eval: true },
+);
+const roundTrip = await spaced(async () => {
+  const answered = new Promise((resolve) => echoWorker.once('message', resolve));
+  echoWorker.postMessage({ type: 'run', id: 1, code: ECHO, eventJson: '{"input":{"a":1}}' });
+  await answered;
+});
+await echoWorker.terminate();
+report('a message to a worker thread and back', roundTrip);
+
+const pool = new SandboxPool({ size: 1 });
+const run = () =>
+  pool.run({
+    code: ECHO,
+    event: { input: { a: 1, b: [1, 2, 3] }, contentType: 'application/json', secrets: {} },
+    timeoutMs: 10_000,
+    memoryBytes: 64 * 1024 * 1024,
+    host: async () => null,
+  });
+for (let i = 0; i < RUNS; i++) await run(); // the worker started, its code paths compiled
+report('an echo bot through the sandbox pool', await spaced(run));
+await pool.close();
+
+const quickjs = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
+report(
+  'a QuickJS runtime and context, made and freed',
+  await spaced(() => {
+    const runtime = quickjs.newRuntime();
+    runtime.newContext().dispose();
+    runtime.dispose();
+  }),
+);
+const made: number[] = [];
+const freed: number[] = [];
+for (let i = 0; i < RUNS; i++) {
+  const start = performance.now();
+  const isolate = prepareIsolate(quickjs, [], 1);
+  const prepared = performance.now();
+  isolate.tryDispose();
+  made.push(prepared - start);
+  freed.push(performance.now() - prepared);
+}
+report('an isolate prepared as a worker prepares it', made);
+report('an isolate freed', freed);
+
+/** A module of the build (`npm start` runs dist/, and a worker from source runs under tsx). */
+function fromDist(path: string): string {
+  return new URL(`../dist/runtime/${path}`, import.meta.url).href;
+}
+
+/** `work` RUNS times, SPACING_MS apart (the thread sleeps meanwhile); the times it took. */
+async function spaced(work: () => unknown): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    await new Promise((resolve) => setTimeout(resolve, SPACING_MS));
+    const start = performance.now();
+    await work();
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+function report(what: string, times: number[]): void {
+  const p50 = percentile(times, 50).toFixed(3);
+  const p90 = percentile(times, 90).toFixed(3);
+  console.log(`${what.padEnd(46)} p50 ${p50} ms  p90 ${p90} ms`);
+}
