@@ -2,34 +2,46 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { cpuPerRequest, threadCpu } from '../../bench/thread-cpu.js';
 
-/** Keeps the calling thread on the CPU for `ms`. */
-function spin(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
+/**
+ * A fixed amount of work, some tens of ms of CPU: a fixed time would get less CPU when the test
+ * runs beside others on a busy machine. As source, so that a worker runs the same.
+ */
+const WORK = `let x = 0; for (let i = 0; i < 20_000_000; i++) x = (x + i * i) % 1_000_003;`;
+const work = new Function(`${WORK} return x;`) as () => number;
+
+/** The whole process's CPU (all threads), in ms. */
+function processCpu(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 describe('threadCpu', () => {
   it("counts this process's main thread's work as main", () => {
     const before = threadCpu(process.pid);
-    const started = performance.now();
-    spin(60);
+    const processBefore = processCpu();
+    work();
     const after = threadCpu(process.pid);
-    const elapsed = performance.now() - started;
-    expect(after.main - before.main).toBeGreaterThanOrEqual(50);
-    expect(after.main - before.main).toBeLessThanOrEqual(elapsed + 1);
+    const used = processCpu() - processBefore;
+    expect(used).toBeGreaterThan(10);
+    expect(after.main - before.main).toBeGreaterThanOrEqual(0.8 * used);
   });
 
   it("counts another thread's work as others", async () => {
     const before = threadCpu(process.pid);
-    const worker = new Worker(
-      `const until = performance.now() + 60; while (performance.now() < until);
-       require('node:worker_threads').parentPort.postMessage('done');`,
-      { eval: true },
-    );
+    const processBefore = processCpu();
+    // This thread waits meanwhile: what the process uses is the worker's.
+    const worker = new Worker(`${WORK} require('node:worker_threads').parentPort.postMessage(x);`, {
+      eval: true,
+    });
     await new Promise((resolve) => worker.once('message', resolve));
+    // Read while the worker still exists: a thread that has ended takes its time with it.
     const after = threadCpu(process.pid);
+    const used = processCpu() - processBefore;
     await worker.terminate();
-    expect(after.others - before.others).toBeGreaterThanOrEqual(50);
+    const main = after.main - before.main;
+    expect(used).toBeGreaterThan(10);
+    expect(after.others - before.others).toBeGreaterThanOrEqual(0.8 * (used - main));
+    expect(after.others - before.others).toBeGreaterThan(main);
   });
 
   it('divides the difference by the requests', () => {
