@@ -1,9 +1,10 @@
 /**
  * npm run bench:sandbox — what isolating a bot costs before any HTTP, in one process, from dist/
- * as `npm start` runs it: a message to a worker thread and back; an echo bot through the sandbox
- * pool; and, in a QuickJS module, making a runtime and context (most of preparing an isolate),
- * preparing an isolate as the workers do, and freeing one. Runs are spaced as requests at
- * concurrency 1 are, so each crossing wakes a thread that was asleep. Medians of many runs.
+ * as `npm start` runs it: a message to a worker thread and back, and an echo bot through the
+ * sandbox pool, each spaced as requests at concurrency 1 are, so that every crossing wakes a
+ * thread that was asleep; then, in a QuickJS module, making a runtime and context (most of
+ * preparing an isolate), preparing an isolate as the workers do, and freeing one, back to back,
+ * as a worker settles straight after its run. Medians and 90th percentiles of many runs.
  */
 import { Worker } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, RELEASE_SYNC } from 'quickjs-emscripten';
@@ -49,25 +50,25 @@ report('an echo bot through the sandbox pool', await spaced(run));
 await pool.close();
 
 const quickjs = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
-report(
-  'a QuickJS runtime and context, made and freed',
-  await spaced(() => {
-    const runtime = quickjs.newRuntime();
-    runtime.newContext().dispose();
-    runtime.dispose();
-  }),
-);
-const made: number[] = [];
+const contexts: number[] = [];
+const prepared: number[] = [];
 const freed: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   const start = performance.now();
+  const runtime = quickjs.newRuntime();
+  const context = runtime.newContext();
+  contexts.push(performance.now() - start);
+  context.dispose();
+  runtime.dispose();
+  const preparing = performance.now();
   const isolate = prepareIsolate(quickjs, [], 1);
-  const prepared = performance.now();
+  const freeing = performance.now();
   isolate.tryDispose();
-  made.push(prepared - start);
-  freed.push(performance.now() - prepared);
+  prepared.push(freeing - preparing);
+  freed.push(performance.now() - freeing);
 }
-report('an isolate prepared as a worker prepares it', made);
+report('a QuickJS runtime and context made', contexts);
+report('an isolate prepared as a worker prepares it', prepared);
 report('an isolate freed', freed);
 
 /** A module of the build (`npm start` runs dist/, and a worker from source runs under tsx). */
