@@ -107,7 +107,7 @@ export interface FloorRatios {
   readonly latency: readonly number[];
   /** Each round's requests per second over the floor's just before it. */
   readonly throughput: readonly number[];
-  /** Each round's CPU per request: the floor's process, and the job's (`serverPid`) if named. */
+  /** Each round's CPU per request: the floor's process, and the job's server (`serverPid`). */
   readonly floorCpu: readonly ThreadCpu[];
   readonly serverCpu: readonly ThreadCpu[];
 }
@@ -117,12 +117,13 @@ export interface FloorRatios {
  * round against the floor just before it. On these shared machines the floor alone answered
  * 22,031 requests/s at concurrency 16 in one bench:graphql run and 37,418 in the same run a few
  * minutes later (2026-11-25), so one floor figure against one query's can read as a target met or
- * missed by chance; the spread over rounds shows how far to trust it.
+ * missed by chance; the spread over rounds shows how far to trust it. Each round also reads the
+ * CPU per request of the server (`serverPid`) and of the floor.
  */
 export async function againstFloor(
   client: LoadClient,
   floor: { url: string },
-  job: Omit<LoadJob, 'warmup'>,
+  job: Omit<LoadJob, 'warmup' | 'serverPid'> & { readonly serverPid: number },
   rounds: number,
 ): Promise<FloorRatios> {
   const latency: number[] = [];
@@ -134,8 +135,9 @@ export async function againstFloor(
     const figures = await client.measure(job);
     latency.push(figures.p50 / base.p50);
     throughput.push(figures.rps / base.rps);
-    if (base.cpu) floorCpu.push(base.cpu);
-    if (figures.cpu) serverCpu.push(figures.cpu);
+    // Both jobs name the process that serves them, so the load client measured both.
+    floorCpu.push(base.cpu!);
+    serverCpu.push(figures.cpu!);
   }
   return { latency, throughput, floorCpu, serverCpu };
 }
