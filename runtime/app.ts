@@ -14,7 +14,6 @@ import { jsonBodyParser } from './http/fhir-body.js';
 import { FHIR_BASE, fhirRoutes } from './http/fhir-routes.js';
 import { graphqlRoutes } from './http/graphql-routes.js';
 import { healthRoutes } from './http/health-routes.js';
-import { idlePoll } from './http/idle-poll.js';
 import { isPlaygroundRequest, playgroundRoutes } from './http/playground-routes.js';
 import { requireToken } from './http/require-token.js';
 import { tokenRoutes } from './http/token-routes.js';
@@ -72,7 +71,6 @@ export function createApp({
       else logger.error(fields, 'internal error');
     },
   );
-  app.use(idlePoll(config.idlePollMicroseconds, () => !pool.quiet));
   app.use(requestLogging(logger, metrics));
   app.use(errorMiddleware());
   app.use(outcomeWhenUnanswered(FHIR_BASE));

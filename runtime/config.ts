@@ -27,10 +27,6 @@ export interface Config {
   readonly botTimeoutSeconds: number;
   readonly botMaxTimeoutSeconds: number;
   readonly botMemoryBytes: number;
-  /** How long the server polls for PostgreSQL's reply before it sleeps (store/busy-poll.ts). */
-  readonly busyPollMicroseconds: number;
-  /** How long the server polls for the next request after answering one (http/idle-poll.ts). */
-  readonly idlePollMicroseconds: number;
   /** Bytes of log lines gathered for one write to stdout; 0: each line at once (logger.ts). */
   readonly logBufferBytes: number;
 }
@@ -105,18 +101,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     botMemoryBytes:
       integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
-    busyPollMicroseconds: integer(
-      'GRAPHIR_BUSY_POLL_MICROSECONDS',
-      env.GRAPHIR_BUSY_POLL_MICROSECONDS ?? '500',
-      0,
-      100_000,
-    ),
-    idlePollMicroseconds: integer(
-      'GRAPHIR_IDLE_POLL_MICROSECONDS',
-      env.GRAPHIR_IDLE_POLL_MICROSECONDS ?? '500',
-      0,
-      100_000,
-    ),
     logBufferBytes: integer('LOG_BUFFER_BYTES', env.LOG_BUFFER_BYTES ?? '4096', 0, 16_000),
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',

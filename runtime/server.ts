@@ -51,7 +51,7 @@ export async function startServer(
   const db = await opening;
   await migrate(db);
   // Bots are read before each $execute: kept in memory on PostgreSQL too (resource-cache.ts).
-  const store = new ResourceStore(db, [botIdentifierRule], ['Bot']);
+  const store = new ResourceStore(db, [botIdentifierRule]);
   // Fresh statistics help the first searches; they need not delay readiness.
   store.statistics.analyzeInBackground();
   const clients = new ClientRegistry(db);
@@ -104,7 +104,6 @@ function openConfiguredDatabase(config: Config): Promise<Database> {
   if (config.databaseUrl) {
     return openDatabase({
       url: config.databaseUrl,
-      busyPollMicroseconds: config.busyPollMicroseconds,
       poolSize: config.databasePoolSize,
       connectTimeoutMs: config.databaseConnectTimeoutMs,
       idleTimeoutMs: config.databaseIdleTimeoutSeconds * 1000,

@@ -75,8 +75,6 @@ export class AuditLog {
         .write(
           projectId,
           events.map((resource) => ({ kind: 'create' as const, resource })),
-          undefined,
-          { background: true },
         )
         .catch((error: unknown) =>
           console.error(

@@ -39,12 +39,8 @@ export interface BotRunnerOptions {
 
 export interface BotExecution {
   readonly projectId: string;
+  /** Its current version, read for this execution. */
   readonly bot: FhirResource;
-  /**
-   * For a bot read from a copy: whether it is the current version. The bot runs meanwhile, but
-   * its `fhir` calls wait for it, and when it is false nothing is recorded or returned.
-   */
-  readonly current?: Promise<boolean>;
   readonly input: BotInput;
   /** The client that asked, for the AuditEvent. */
   readonly callerId: string;
@@ -82,14 +78,7 @@ const HL7_PRELUDES: readonly Prelude[] = [HL7_EAGER, HL7_EVENT];
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}
 
-  /** The outcome; undefined when `current` said the bot was not current: run the current one. */
-  async execute({
-    projectId,
-    bot,
-    current,
-    input,
-    callerId,
-  }: BotExecution): Promise<BotOutcome | undefined> {
+  async execute({ projectId, bot, input, callerId }: BotExecution): Promise<BotOutcome> {
     const { store, schema, clients, pool, searchLimits, botLimits } = this.options;
     const traceId = randomUUID();
     const event = {
@@ -111,9 +100,8 @@ export class BotRunner {
       preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
       timeoutMs: timeoutOf(bot, botLimits) * 1000,
       memoryBytes: botLimits.memoryBytes,
-      host: current ? afterConfirming(current, host) : host,
+      host,
     });
-    if (current && !(await current)) return undefined;
     this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
     this.options.metrics?.observeBot(result.status, result.durationMs);
     if (result.console) {
@@ -140,14 +128,6 @@ export class BotRunner {
 function afterQueuedAudits(host: SandboxHost, settled: () => Promise<void>): SandboxHost {
   return async (method, args) => {
     if (args.some((arg) => typeof arg === 'string' && arg.includes('AuditEvent'))) await settled();
-    return host(method, args);
-  };
-}
-
-/** Host calls that wait until the bot is known to be current, and fail when it is not. */
-function afterConfirming(current: Promise<boolean>, host: SandboxHost): SandboxHost {
-  return async (method, args) => {
-    if (!(await current)) throw new Error('The bot was changed while it ran; it runs again');
     return host(method, args);
   };
 }

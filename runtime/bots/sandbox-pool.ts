@@ -136,16 +136,6 @@ export class SandboxPool {
     });
   }
 
-  /**
-   * No worker is running a bot, freeing or preparing an isolate, or starting, and no run waits:
-   * the cores are not needed here.
-   */
-  get quiet(): boolean {
-    if (this.queue.length > 0) return false;
-    for (const slot of this.slots) if (!slot.free) return false;
-    return true;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.resolve(failed('The sandbox pool is closed', 0));

@@ -34,11 +34,7 @@ export interface SearchPage {
 }
 
 export interface FhirDataSource {
-  /**
-   * `referenced`: codes of reference parameters whose targets the query resolves beneath this
-   * resource (reference-lookahead.ts), to read beside it.
-   */
-  read(resourceType: string, id: string, referenced?: readonly string[]): Promise<FhirResource>;
+  read(resourceType: string, id: string): Promise<FhirResource>;
   search(resourceType: string, request: SearchRequest): Promise<SearchPage>;
   /** Resources of `resourceType` whose reference parameter `code` points to `target`. */
   searchReferring(

@@ -28,15 +28,6 @@ export function createStoreDataSource(
     return keys.map((k) => found.get(k));
   });
   const referring = createReferringLoader(store.searchSource(), projectId);
-  /** Reads ahead of references beneath a read (reference-lookahead.ts), until they are done. */
-  const readingAhead = new Set<Promise<void>>();
-  const readAhead = (resourceType: string, id: string, codes: readonly string[]) => {
-    const reading: Promise<void> = store
-      .readReferenced(projectId, resourceType, id, codes)
-      .then((found) => found.forEach((resource, key) => loader.prime(key, resource)))
-      .finally(() => readingAhead.delete(reading));
-    readingAhead.add(reading);
-  };
   const allow = (resourceType: string, interaction: Interaction) =>
     guard(() => authorize(access, resourceType, interaction));
   const search = async (resourceType: string, request: SearchRequest): Promise<SearchPage> => {
@@ -61,9 +52,8 @@ export function createStoreDataSource(
     return page(result.matches, result.total ?? 0, offset, count);
   };
   return {
-    async read(resourceType, id, referenced = []) {
+    async read(resourceType, id) {
       allow(resourceType, 'r');
-      if (referenced.length > 0) readAhead(resourceType, id, referenced);
       const resource = await loader.load(`${resourceType}/${id}`);
       if (!resource)
         throw graphqlError(fhirError(404, 'not-found', `${resourceType}/${id} is not known`));
@@ -96,7 +86,6 @@ export function createStoreDataSource(
       );
       if (!match || !searchableTypes.has(match[1])) return undefined;
       allow(match[1], 'r');
-      if (readingAhead.size > 0) await Promise.all(readingAhead);
       return loader.load(`${match[1]}/${match[2]}`);
     },
     async create(resource) {

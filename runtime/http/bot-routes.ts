@@ -10,7 +10,6 @@ import { BotRunner, type BotOutcome } from '../bots/bot-runner.js';
 import { HL7_V2_ER7, readBotInput } from '../bots/bot-input.js';
 import type { SearchLimits } from '../fhir/search-request.js';
 import type { FhirResource } from '../graphql/graphql-context.js';
-import type { CachedResource } from '../store/resource-cache.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
 import { parseSearchRequest } from '../fhir/search-request.js';
@@ -29,25 +28,11 @@ export interface BotRouteOptions {
 export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
   const router = new Router({ prefix: `${FHIR_BASE}/Bot`, sensitive: true });
 
-  /**
-   * `read` finds the bot; when its copy turns out not to be current, the run is thrown away and
-   * `read` asked again, which then reads the current version.
-   */
-  const execute = async (ctx: Context, read: () => Promise<CachedResource>) => {
-    const first = await read();
-    const bot = first.resource;
+  /** Runs the current version of `bot`, as the request asks: now, or in the background. */
+  const execute = async (ctx: Context, bot: FhirResource) => {
     const input = readBotInput(ctx, ['identifier']);
-    const execution = { projectId: projectOf(ctx), input, callerId: accessOf(ctx).clientId };
-    const run = async (): Promise<BotOutcome> => {
-      for (let found = first; ; found = await read()) {
-        const outcome = await runner.execute({
-          ...execution,
-          bot: found.resource,
-          current: found.current,
-        });
-        if (outcome) return outcome;
-      }
-    };
+    const execution = { projectId: projectOf(ctx), bot, input, callerId: accessOf(ctx).clientId };
+    const run = () => runner.execute(execution);
     if (/respond-async/.test(ctx.get('Prefer'))) {
       const task = await startTask(store, execution.projectId, bot);
       void run().then(
@@ -88,12 +73,11 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
     });
     if (matches.length === 0)
       throw fhirError(404, 'not-found', `No Bot has the identifier ${identifier}`);
-    const found = { resource: matches[0], current: Promise.resolve(true) };
-    await execute(ctx, async () => found);
+    await execute(ctx, matches[0]);
   };
   const byId = async (ctx: Context) => {
     authorize(accessOf(ctx), 'Bot', 'r');
-    await execute(ctx, () => store.readCached(projectOf(ctx), 'Bot', ctx.params.id));
+    await execute(ctx, await store.read(projectOf(ctx), 'Bot', ctx.params.id));
   };
   router.get('/$execute', byIdentifier);
   router.post('/$execute', byIdentifier);

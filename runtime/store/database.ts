@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { BusyPoll } from './busy-poll.js';
 import { runPrepared } from './pglite-statements.js';
 
 export interface Queryable {
@@ -31,11 +30,6 @@ export interface QueryOptions {
    * Both hold inside transactions too.
    */
   readonly prepared?: 'fixed' | 'recurring';
-  /**
-   * False: sleep while the statement is out rather than poll for its reply (busy-poll.ts), for
-   * statements no response waits on, or that run while a sandbox worker needs the core.
-   */
-  readonly poll?: boolean;
 }
 
 /** The statements of one transaction. */
@@ -46,14 +40,8 @@ export interface Transaction extends Queryable {
 
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
-  /**
-   * Runs `work` in one transaction: committed if it resolves, rolled back if it throws.
-   * `poll: false`: none of its statements polls (see QueryOptions).
-   */
-  transaction<T>(
-    work: (tx: Transaction) => Promise<T>,
-    options?: { readonly poll?: boolean },
-  ): Promise<T>;
+  /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs several statements separated by `;` (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -62,7 +50,6 @@ export interface Database extends Queryable {
 export type DatabaseTarget =
   | {
       readonly url: string;
-      readonly busyPollMicroseconds?: number;
       /** Connections in the pool; 10 when not given. */
       readonly poolSize?: number;
       /** How long to wait to connect, or for a free connection; 10 s when not given. */
@@ -140,10 +127,8 @@ function reachable<T>(work: Promise<T>): Promise<T> {
   return work.catch((error: unknown) => Promise.reject(unavailableOr(error)));
 }
 
-/** `busyPollMicroseconds`: see busy-poll.ts; 0 (the default) sleeps while statements are out. */
 function openPostgres({
   url,
-  busyPollMicroseconds = 0,
   poolSize = 10,
   connectTimeoutMs = 10_000,
   idleTimeoutMs = 600_000,
@@ -165,14 +150,12 @@ function openPostgres({
   });
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  const busyPoll = new BusyPoll(busyPollMicroseconds);
   return {
     engine: 'postgres',
-    query: (text, values, options) =>
-      polled(pollerFor(busyPoll, options), pool, queryOf(text, values, options?.prepared)),
-    transaction: (work, options) => {
+    query: (text, values, options) => rowsOf(pool, queryOf(text, values, options?.prepared)),
+    transaction: (work) => {
       const ended = new TransactionEnd();
-      return ended.after(postgresTransaction(pool, pollerFor(busyPoll, options), work, ended.add));
+      return ended.after(postgresTransaction(pool, work, ended.add));
     },
     exec: async (sql) => {
       await reachable(pool.query(sql));
@@ -181,31 +164,15 @@ function openPostgres({
   };
 }
 
-/** `busyPoll`, unless the statement (or transaction) asked not to poll. */
-function pollerFor(
-  busyPoll: BusyPoll | undefined,
-  options?: { readonly poll?: boolean },
-): BusyPoll | undefined {
-  return options?.poll === false ? undefined : busyPoll;
-}
-
-/** One statement's rows, polling for the reply meanwhile (busy-poll.ts) unless `busyPoll` is off. */
-async function polled<R>(
-  busyPoll: BusyPoll | undefined,
+async function rowsOf<R>(
   target: pg.Pool | pg.PoolClient,
   query: pg.QueryConfig,
 ): Promise<{ rows: R[] }> {
-  const end = busyPoll?.begin();
-  try {
-    return { rows: (await reachable(target.query(query))).rows as R[] };
-  } finally {
-    end?.();
-  }
+  return { rows: (await reachable(target.query(query))).rows as R[] };
 }
 
 async function postgresTransaction<T>(
   pool: pg.Pool,
-  busyPoll: BusyPoll | undefined,
   work: (tx: Transaction) => Promise<T>,
   afterEnd: Transaction['afterEnd'],
 ): Promise<T> {
@@ -219,13 +186,12 @@ async function postgresTransaction<T>(
   };
   client.on('error', onError);
   try {
-    await polled(busyPoll, client, { text: 'BEGIN' });
+    await rowsOf(client, { text: 'BEGIN' });
     const result = await work({
-      query: (text, values, options) =>
-        polled(pollerFor(busyPoll, options), client, queryOf(text, values, options?.prepared)),
+      query: (text, values, options) => rowsOf(client, queryOf(text, values, options?.prepared)),
       afterEnd,
     });
-    await polled(busyPoll, client, { text: 'COMMIT' });
+    await rowsOf(client, { text: 'COMMIT' });
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});

@@ -42,15 +42,11 @@ export function resourceKey(resourceType: string, id: string): string {
   return `${resourceType}/${id}`;
 }
 
-/** Items listed one parameter each at most (see `listedPadded`); more go in one array parameter. */
+/** Ids listed one parameter each at most; more go in one array parameter. */
 const LISTED_MAX = 32;
 
-/**
- * `items` to be listed one parameter each, their number rounded up to a power of two by repeating
- * the last: PostgreSQL estimates such a list by its length, where it estimates any array parameter
- * at 10 elements, and the statement texts stay few. Undefined past LISTED_MAX: pass an array.
- */
-export function listedPadded<T>(items: readonly T[]): T[] | undefined {
+/** `items` padded to a power of two by repeating the last; undefined past LISTED_MAX. */
+function listedPadded<T>(items: readonly T[]): T[] | undefined {
   if (items.length > LISTED_MAX) return undefined;
   const listed = 2 ** Math.ceil(Math.log2(items.length));
   return Array.from({ length: listed }, (_, i) => items[Math.min(i, items.length - 1)]);

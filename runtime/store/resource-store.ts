@@ -10,9 +10,8 @@ import type { FhirResource } from '../graphql/graphql-context.js';
 import { fhirError } from '../http/fhir-error.js';
 import { parseResource } from '../validation/validate-resource.js';
 import type { Database, Queryable, Transaction } from './database.js';
-import { ResourceCache, type CachedResource } from './resource-cache.js';
+import { ResourceCache } from './resource-cache.js';
 import { CurrentReads, type CurrentRow } from './current-reads.js';
-import { ReferencedReads } from './referenced-reads.js';
 import { StatisticsKeeper } from './statistics.js';
 import { resourceKey } from './resource-keys.js';
 import { writeAll, type PreparedWrite } from './write-versions.js';
@@ -65,33 +64,18 @@ export class ResourceStore {
   /** Contents of the versions searches found (version-contents.ts). */
   private readonly contents = new VersionContents();
   private readonly cache: ResourceCache;
-  private readonly referencedReads: ReferencedReads;
 
   /**
    * `rules`: checks every write must pass inside its transaction (a Bot's identifier is unique
-   * in its project); `checkedTypes`: the types `readCached` keeps copies of on PostgreSQL too.
+   * in its project).
    */
   constructor(
     readonly db: Database,
     private readonly rules: readonly WriteRule[] = [],
-    checkedTypes: readonly string[] = [],
   ) {
     this.statistics = new StatisticsKeeper(db);
-    this.referencedReads = new ReferencedReads(db);
     const currentReads = new CurrentReads(db);
-    this.cache = new ResourceCache(db, new Set(checkedTypes), (projectId, keys) =>
-      currentReads.read(projectId, keys),
-    );
-  }
-
-  /**
-   * As `read`, from a copy in memory when there is one, with a promise that says whether it is
-   * current (see resource-cache.ts); only for the `checkedTypes`.
-   */
-  readCached(projectId: string, resourceType: string, id: string): Promise<CachedResource> {
-    return this.cache.read(projectId, resourceType, id, () =>
-      this.read(projectId, resourceType, id),
-    );
+    this.cache = new ResourceCache(db, (projectId, keys) => currentReads.read(projectId, keys));
   }
 
   /** Where searches run: in `tx` when given, else in the database. */
@@ -137,22 +121,6 @@ export class ResourceStore {
     return found;
   }
 
-  /**
-   * What `sourceType/sourceId` references through the reference parameters `codes` (see
-   * referenced-reads.ts), to send beside the read of the source itself. Empty on PGlite, whose
-   * reads come from memory: a statement there costs more than the reads it would save. Never
-   * rejects.
-   */
-  async readReferenced(
-    projectId: string,
-    sourceType: string,
-    sourceId: string,
-    codes: readonly string[],
-  ): Promise<Map<string, FhirResource>> {
-    if (this.cache.exact || codes.length === 0) return new Map();
-    return this.referencedReads.read(projectId, sourceType, sourceId, codes);
-  }
-
   /** Every version, newest first; 404 when the resource never existed. */
   async history(
     projectId: string,
@@ -185,16 +153,11 @@ export class ResourceStore {
     }));
   }
 
-  /**
-   * Writes all operations in one transaction (or in `tx`, when the caller holds one).
-   * `background`: no request waits for it (AuditEvents written after their responses), so its
-   * statements sleep while they are out rather than poll (database.ts).
-   */
+  /** Writes all operations in one transaction (or in `tx`, when the caller holds one). */
   async write(
     projectId: string,
     operations: readonly WriteOperation[],
     tx?: Transaction,
-    { background = false }: { readonly background?: boolean } = {},
   ): Promise<WriteResult[]> {
     const prepared = operations.map((operation, index) => {
       try {
@@ -207,7 +170,7 @@ export class ResourceStore {
       this.cache.writing(t, projectId, prepared);
       return writeAll(t, projectId, prepared, this.rules);
     };
-    const results = await (tx ? writeIn(tx) : this.db.transaction(writeIn, { poll: !background }));
+    const results = await (tx ? writeIn(tx) : this.db.transaction(writeIn));
     // Counted when the caller's transaction is still open too: an ANALYZE that runs before its
     // commit only sees older rows, and the next write brings the statistics up to date.
     this.statistics.written(results.length * ROWS_PER_RESOURCE);

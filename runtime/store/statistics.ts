@@ -21,8 +21,6 @@ const TABLES = [
   'search_uri',
 ];
 const MIN_ROWS = 500;
-/** No request waits for these: they sleep while they are out rather than poll (database.ts). */
-const BACKGROUND = { poll: false } as const;
 /** The tables' rows as the planner last counted them (never-analyzed tables count 0). */
 const COUNT_ROWS = `SELECT coalesce(sum(greatest(reltuples, 0)), 0)::float8 AS rows FROM pg_class
   WHERE oid IN (${TABLES.map((table) => `'${table}'::regclass`).join(', ')})`;
@@ -56,13 +54,13 @@ export class StatisticsKeeper {
     const work =
       this.db.engine === 'pglite'
         ? this.analyzeEachTable()
-        : this.db.query(`VACUUM (ANALYZE) ${TABLES.join(', ')}`, [], BACKGROUND);
+        : this.db.query(`VACUUM (ANALYZE) ${TABLES.join(', ')}`);
     await work.catch(() => {
       // A failed VACUUM only leaves older statistics; the next write tries again.
     });
     this.rowsSince -= rows;
     const counted = await this.db
-      .query<{ rows: number }>(COUNT_ROWS, [], BACKGROUND)
+      .query<{ rows: number }>(COUNT_ROWS)
       .then(({ rows: [{ rows: total }] }) => total)
       .catch(() => undefined);
     this.rowsAtLastAnalyze = counted ?? this.rowsAtLastAnalyze + rows;
@@ -78,7 +76,7 @@ export class StatisticsKeeper {
   private async analyzeEachTable(): Promise<void> {
     for (const table of TABLES) {
       await requestsWaiting();
-      await this.db.query(`VACUUM (ANALYZE) ${table}`, [], BACKGROUND);
+      await this.db.query(`VACUUM (ANALYZE) ${table}`);
     }
   }
 

@@ -8,8 +8,6 @@ describe('settings', () => {
     ['databasePoolSize', 10],
     ['databaseConnectTimeoutMs', 10_000],
     ['databaseIdleTimeoutSeconds', 600],
-    ['busyPollMicroseconds', 500],
-    ['idlePollMicroseconds', 500],
     ['logBufferBytes', 4096],
   ])('%s is %d by default', (key, value) => {
     expect(loadConfig({})[key]).toBe(value);
@@ -19,9 +17,7 @@ describe('settings', () => {
     ['DATABASE_POOL_SIZE', '3', 'databasePoolSize', 3],
     ['DATABASE_CONNECT_TIMEOUT_MS', '250', 'databaseConnectTimeoutMs', 250],
     ['DATABASE_IDLE_TIMEOUT_SECONDS', '30', 'databaseIdleTimeoutSeconds', 30],
-    // 0 turns polling and log batching off.
-    ['GRAPHIR_BUSY_POLL_MICROSECONDS', '0', 'busyPollMicroseconds', 0],
-    ['GRAPHIR_IDLE_POLL_MICROSECONDS', '0', 'idlePollMicroseconds', 0],
+    // 0 turns log batching off.
     ['LOG_BUFFER_BYTES', '0', 'logBufferBytes', 0],
     ['LOG_BUFFER_BYTES', '16000', 'logBufferBytes', 16_000],
   ])('%s=%s sets %s', (name, text, key, value) => {
@@ -36,10 +32,6 @@ describe('settings', () => {
     ['DATABASE_CONNECT_TIMEOUT_MS', 'soon'],
     ['DATABASE_IDLE_TIMEOUT_SECONDS', '0'],
     ['DATABASE_IDLE_TIMEOUT_SECONDS', '1.5'],
-    ['GRAPHIR_BUSY_POLL_MICROSECONDS', 'soon'],
-    ['GRAPHIR_BUSY_POLL_MICROSECONDS', '-1'],
-    ['GRAPHIR_IDLE_POLL_MICROSECONDS', 'soon'],
-    ['GRAPHIR_IDLE_POLL_MICROSECONDS', '-1'],
     ['LOG_BUFFER_BYTES', '-1'],
     ['LOG_BUFFER_BYTES', '1.5'],
     ['LOG_BUFFER_BYTES', 'lots'],

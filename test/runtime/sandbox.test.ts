@@ -8,7 +8,6 @@ import {
 } from '../../runtime/bots/sandbox-pool.js';
 
 const MB = 1024 * 1024;
-const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const noHost: SandboxRequest['host'] = (method) => Promise.reject(new Error(`no ${method}`));
 
 let pool: SandboxPool;
@@ -383,28 +382,6 @@ describe('limits', () => {
 });
 
 describe('scheduling', () => {
-  it('is quiet only when no worker runs, settles or starts, and no run waits', async () => {
-    const single = new SandboxPool({ size: 1 });
-    try {
-      expect(single.quiet).toBe(true);
-      const running = single.run({
-        code: 'exports.handler = async () => 1;',
-        event: {},
-        timeoutMs: 2000,
-        memoryBytes: 32 * MB,
-        host: noHost,
-      });
-      // Waiting, then its worker starting, running it, freeing and preparing; quiet once ready.
-      expect(single.quiet).toBe(false);
-      expect(await running).toMatchObject({ status: 'ok', value: 1 });
-      const started = performance.now();
-      while (!single.quiet && performance.now() - started < 5000) await sleepMs(1);
-      expect(single.quiet).toBe(true);
-    } finally {
-      await single.close();
-    }
-  });
-
   /** Each worker's last run, by id (the pool's slots are private: read here, not offered). */
   const lastRuns = (from: SandboxPool) =>
     [...(from as unknown as { slots: Set<{ lastRun: number }> }).slots].map((s) => s.lastRun);

@@ -30,14 +30,11 @@ export interface TestDatabase {
 
 /**
  * A fresh database, with every migration applied; with `migrated: false`, with none (for tests of
- * the migrations themselves). `busyPollMicroseconds`: PostgreSQL's, as the server sets it.
+ * the migrations themselves).
  */
 export async function createTestDatabase(
   engine: Engine,
-  {
-    migrated = true,
-    busyPollMicroseconds,
-  }: { migrated?: boolean; busyPollMicroseconds?: number } = {},
+  { migrated = true }: { migrated?: boolean } = {},
 ): Promise<TestDatabase> {
   if (engine === 'pglite' && !migrated) {
     const db = await openDatabase({ pglite: await PGlite.create() });
@@ -57,7 +54,7 @@ export async function createTestDatabase(
   const name = `graphir_test_${randomBytes(6).toString('hex')}`;
   await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
   const url = withDatabase(adminUrl, name);
-  const db = await openDatabase({ url, busyPollMicroseconds });
+  const db = await openDatabase({ url });
   if (migrated) await migrate(db);
   return {
     db,

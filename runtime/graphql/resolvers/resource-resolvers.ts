@@ -12,7 +12,6 @@ import {
 } from '../../search/parse-search-arguments.js';
 import { SearchValueError } from '../../search/search-value.js';
 import { resolveContained } from '../contained.js';
-import { referencedCodes, reverseReferences, reverseResolver } from '../reference-lookahead.js';
 import type {
   FhirResource,
   GraphQLContext,
@@ -25,23 +24,10 @@ type Args = Record<string, unknown>;
 type Resolver = GraphQLFieldResolver<unknown, GraphQLContext, Args>;
 const PAGING_ARGUMENTS = new Set(['_count', '_offset', '_sort', '_cursor', '_reference']);
 
-/**
- * Besides the read, starts what the query reads beneath the resource and can know from the id
- * alone (reference-lookahead.ts): its reverse reference lists, whose resolvers then find them
- * loading, and the targets of its references.
- */
 export const read =
   (resourceType: string): Resolver =>
-  (_parent, { id }, { data }, info) => {
-    const target = { resourceType, id: String(id) };
-    for (const list of reverseReferences(info)) {
-      // What fails here, its resolver runs again and reports.
-      Promise.resolve()
-        .then(() => referring(list.resourceType, target, list.args, data))
-        .catch(() => {});
-    }
-    return data.read(resourceType, target.id, referencedCodes(resourceType, info));
-  };
+  (_parent, { id }, { data }) =>
+    data.read(resourceType, String(id));
 
 export const search =
   (resourceType: string): Resolver =>
@@ -55,20 +41,15 @@ export const connection =
       await data.search(resourceType, { ...searchRequest(resourceType, args), withTotal: true }),
     );
 
-export const reverseSearch = (
-  resourceType: string,
-): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
-  reverseResolver(
-    resourceType,
-    async (parent, args, { data }) => (await referring(resourceType, parent, args, data)).resources,
-  );
+export const reverseSearch =
+  (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
+  async (parent, args, { data }) =>
+    (await referring(resourceType, parent, args, data)).resources;
 
-export const reverseConnection = (
-  resourceType: string,
-): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
-  reverseResolver(resourceType, async (parent, args, { data }) =>
-    toConnection(await referring(resourceType, parent, args, data)),
-  );
+export const reverseConnection =
+  (resourceType: string): GraphQLFieldResolver<FhirResource, GraphQLContext, Args> =>
+  async (parent, args, { data }) =>
+    toConnection(await referring(resourceType, parent, args, data));
 
 export const create =
   (resourceType: string): Resolver =>
