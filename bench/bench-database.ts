@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../runtime/store/database.js';
+import { openDatabase } from '../runtime/store/open-database.js';
 import { migrate } from '../runtime/store/migrate.js';
 import {
   createTestDatabase,

@@ -4,4 +4,4 @@
  * a second copy of itself, about 5% of a large query's time; so it is set before anything loads.
  */
 process.env.NODE_ENV ??= 'production';
-await import('./serve.js');
+await import('./server/serve.js');

@@ -8,7 +8,7 @@ import type {
   ElementDefinition,
   PrimitiveDefinition,
   TypeDefinition,
-} from '../../runtime/fhir/type-definition.js';
+} from '../../runtime/model/type-definition.js';
 import type { ComplexTypeIR, ElementIR, SpecIR } from '../ir/ir-types.js';
 import { sortedBy } from '../ir/naming.js';
 import { jsonFile, typescriptFile, type GeneratedFile } from './generated-file.js';
@@ -48,11 +48,11 @@ function registryFile(ir: SpecIR, owners: readonly string[]): GeneratedFile {
     sourcesOf([...ir.datatypes, ...ir.resources]),
     (file) => {
       file.addImportDeclaration({
-        moduleSpecifier: `${RUNTIME}/generated-json.js`,
+        moduleSpecifier: `${RUNTIME}/model/generated-json.js`,
         namedImports: ['readGeneratedJson'],
       });
       file.addImportDeclaration({
-        moduleSpecifier: `${RUNTIME}/fhir/type-definition.js`,
+        moduleSpecifier: `${RUNTIME}/model/type-definition.js`,
         namedImports: ['DefinitionRegistry', 'PrimitiveDefinition', 'TypeDefinition'],
         isTypeOnly: true,
       });

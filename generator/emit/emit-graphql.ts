@@ -12,8 +12,8 @@ import {
   printType,
   type GraphQLFieldConfigMap,
 } from 'graphql';
-import { buildSchemaFromPieces } from '../../runtime/graphql/build-schema-from-pieces.js';
-import type { SchemaPiece } from '../../runtime/graphql/schema-piece.js';
+import { buildSchemaFromPieces } from '../../runtime/model/build-schema-from-pieces.js';
+import type { SchemaPiece } from '../../runtime/model/schema-piece.js';
 import type { SpecIR } from '../ir/ir-types.js';
 import { sortedBy } from '../ir/naming.js';
 import { jsonFile, jsonIndexFile, type GeneratedFile } from './generated-file.js';
@@ -41,7 +41,7 @@ function indexFile(pieces: readonly SchemaPiece[], sources: readonly string[]): 
     sources,
     {
       type: 'SchemaPiece',
-      typeModule: '../../runtime/graphql/schema-piece.js',
+      typeModule: '../../runtime/model/schema-piece.js',
       loader: 'loadSchemaPieces',
       docs: 'Every piece of the GraphQL schema, sorted by name.',
     },

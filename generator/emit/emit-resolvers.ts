@@ -2,7 +2,7 @@
  * Resolver wiring per resource type and datatype (generated/resolvers/): which runtime resolver
  * serves each field that needs one. Fields that only read a property of their parent need none.
  */
-import type { ResolverDescriptor, ResolverWiring } from '../../runtime/graphql/resolver-wiring.js';
+import type { ResolverDescriptor, ResolverWiring } from '../../runtime/model/resolver-wiring.js';
 import type { ComplexTypeIR, ResourceIR, SpecIR } from '../ir/ir-types.js';
 import { sortedBy } from '../ir/naming.js';
 import { jsonFile, jsonIndexFile, type GeneratedFile } from './generated-file.js';
@@ -36,7 +36,7 @@ export function emitResolvers(ir: SpecIR): GeneratedFile[] {
       allSources,
       {
         type: 'ResolverWiring',
-        typeModule: '../../runtime/graphql/resolver-wiring.js',
+        typeModule: '../../runtime/model/resolver-wiring.js',
         loader: 'loadResolverWiring',
         docs: 'Every piece of resolver wiring; Query and Mutation fields come from every resource type.',
       },

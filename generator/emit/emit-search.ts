@@ -5,11 +5,11 @@
  * @see http://hl7.org/fhir/R4/search.html
  */
 import { VariableDeclarationKind } from 'ts-morph';
-import type { SearchType } from '../../runtime/search/search-value.js';
 import type {
+  SearchType,
   ResourceSearchDefinition,
   SearchParameterDefinition,
-} from '../../runtime/search/search-definition.js';
+} from '../../runtime/model/search-definition.js';
 import type { ResourceIR, SearchParameterIR, SpecIR } from '../ir/ir-types.js';
 import { sortedBy } from '../ir/naming.js';
 import { jsonFile, typescriptFile, type GeneratedFile } from './generated-file.js';
@@ -120,11 +120,11 @@ function indexFile(ir: SpecIR): GeneratedFile {
   const sources = sortedBy(new Set(ir.resources.flatMap((r) => r.sources)), (s) => s);
   return typescriptFile('search/index.ts', sources, (file) => {
     file.addImportDeclaration({
-      moduleSpecifier: '../../runtime/generated-json.js',
+      moduleSpecifier: '../../runtime/model/generated-json.js',
       namedImports: ['readGeneratedJson'],
     });
     file.addImportDeclaration({
-      moduleSpecifier: `${RUNTIME}/search-definition.js`,
+      moduleSpecifier: '../../runtime/model/search-definition.js',
       namedImports: ['ResourceSearchDefinition'],
       isTypeOnly: true,
     });

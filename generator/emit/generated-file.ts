@@ -9,7 +9,7 @@ export interface GeneratedFile {
   readonly content: string;
 }
 
-/** A data file: `{"//": header, "data": value}`, read at run time by runtime/generated-json.ts. */
+/** A data file: `{"//": header, "data": value}`, read at run time by runtime/model/generated-json.ts. */
 export function jsonFile(path: string, sources: readonly string[], data: unknown): GeneratedFile {
   return { path, sources, content: JSON.stringify(data) };
 }
@@ -35,7 +35,7 @@ export function jsonIndexFile(
 ): GeneratedFile {
   return typescriptFile(`${folder}/index.ts`, sources, (file) => {
     file.addImportDeclaration({
-      moduleSpecifier: '../../runtime/generated-json.js',
+      moduleSpecifier: '../../runtime/model/generated-json.js',
       namedImports: ['readGeneratedJson'],
     });
     file.addImportDeclaration({

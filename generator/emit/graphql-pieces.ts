@@ -10,7 +10,7 @@ import type {
   FieldData,
   ObjectData,
   SchemaPiece,
-} from '../../runtime/graphql/schema-piece.js';
+} from '../../runtime/model/schema-piece.js';
 import type { ComplexTypeIR, ElementIR, PrimitiveIR, ResourceIR, SpecIR } from '../ir/ir-types.js';
 import { graphqlNames as names, sortedBy } from '../ir/naming.js';
 

@@ -1,4 +1,4 @@
-import type { JsonType } from '../../runtime/fhir/type-definition.js';
+import type { JsonType } from '../../runtime/model/type-definition.js';
 import type { StructureDefinition } from '../load/spec-types.js';
 import type { PrimitiveIR } from './ir-types.js';
 

@@ -4,7 +4,7 @@
  * @see http://hl7.org/fhir/R4/search.html
  * @see http://hl7.org/fhir/R4/graphql.html#searching
  */
-import type { SearchType } from '../../runtime/search/search-value.js';
+import type { SearchType } from '../../runtime/model/search-definition.js';
 import type { SearchParameter } from '../load/spec-types.js';
 import type { ReverseReferenceIR, SearchArgumentIR, SearchParameterIR } from './ir-types.js';
 import { sortedBy, toArgumentName } from './naming.js';

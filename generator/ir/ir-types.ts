@@ -4,8 +4,8 @@
  * contentReference, search argument names), so that no emitter reinterprets FHIR.
  * Lists are sorted by name unless they say otherwise.
  */
-import type { JsonType } from '../../runtime/fhir/type-definition.js';
-import type { SearchType } from '../../runtime/search/search-value.js';
+import type { JsonType } from '../../runtime/model/type-definition.js';
+import type { SearchType } from '../../runtime/model/search-definition.js';
 
 export interface SpecIR {
   readonly primitives: readonly PrimitiveIR[];

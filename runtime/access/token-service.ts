@@ -13,7 +13,8 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
-import { DatabaseUnavailableError, type Database } from '../store/database.js';
+import { type Database } from '../store/database.js';
+import { DatabaseUnavailableError } from '../store/database-errors.js';
 import { Scopes } from './scopes.js';
 
 const ALGORITHM = 'ES256';

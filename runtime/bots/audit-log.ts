@@ -12,7 +12,7 @@
  * shutdown). A process killed outright loses the events of its last FLUSH_DELAY_MS; another
  * process on the same PostgreSQL database sees them at most that much later.
  */
-import type { FhirResource } from '../graphql/graphql-context.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 import type { ResourceStore } from '../store/resource-store.js';
 
 const FLUSH_DELAY_MS = 25;

@@ -6,10 +6,10 @@ import { execute, parse, validate, type GraphQLSchema } from 'graphql';
 import { searchableTypes } from '../../generated/search/index.js';
 import { Scopes } from '../access/scopes.js';
 import { FULL_ACCESS } from '../access/client-registry.js';
-import { parseSearchRequest, type SearchLimits } from '../fhir/search-request.js';
-import type { FhirResource } from '../graphql/graphql-context.js';
+import { parseSearchRequest, type SearchLimits } from '../rest/search-request.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 import { createStoreDataSource } from '../graphql/store-data-source.js';
-import { fhirError } from '../http/fhir-error.js';
+import { fhirError } from '../model/fhir-error.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
 

@@ -3,10 +3,10 @@
  * unambiguous); the same identifier may name one Bot in each of several projects. A second Bot
  * with an identifier already taken in the project is refused with 409.
  */
-import type { FhirResource } from '../graphql/graphql-context.js';
-import { fhirError } from '../http/fhir-error.js';
+import type { FhirResource } from '../model/fhir-resource.js';
+import { fhirError } from '../model/fhir-error.js';
 import type { Queryable } from '../store/database.js';
-import type { WriteRule } from '../store/resource-store.js';
+import type { WriteRule } from '../store/write-operation.js';
 
 /** Serializes Bot writes per project, so two concurrent writes cannot both take one identifier. */
 const BOT_LOCK = 7_215_003;

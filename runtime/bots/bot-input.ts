@@ -6,7 +6,7 @@
 import type { Context } from 'koa';
 import { parseResource } from '../validation/validate-resource.js';
 import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
-import { fhirError } from '../http/fhir-error.js';
+import { fhirError } from '../model/fhir-error.js';
 import { Hl7Message } from '../hl7/hl7-message.js';
 
 export const HL7_V2_ER7 = 'x-application/hl7-v2+er7';

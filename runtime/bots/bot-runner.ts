@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import type { ClientRegistry } from '../access/client-registry.js';
-import type { SearchLimits } from '../fhir/search-request.js';
-import type { FhirResource } from '../graphql/graphql-context.js';
+import type { SearchLimits } from '../rest/search-request.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 import { Hl7Message } from '../hl7/hl7-message.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';

@@ -6,14 +6,14 @@
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { botCommand } from './commands/bot.js';
-import { clientCommand } from './commands/client.js';
-import { exportCommand } from './commands/export.js';
-import { generateCommand } from './commands/generate.js';
-import { importCommand } from './commands/import.js';
-import { projectCommand } from './commands/project.js';
-import { serveCommand } from './commands/serve.js';
-import { tokenCommand } from './commands/token.js';
+import { botCommand } from './bot-command.js';
+import { clientCommand } from './client-command.js';
+import { exportCommand } from './export-command.js';
+import { generateCommand } from './generate-command.js';
+import { importCommand } from './import-command.js';
+import { projectCommand } from './project-command.js';
+import { serveCommand } from './serve-command.js';
+import { tokenCommand } from './token-command.js';
 import { CliError } from './server-client.js';
 
 // yargs reads a lone `-` as a positional; `--input -` means stdin.

@@ -9,9 +9,9 @@
 import { GraphQLObjectType, GraphQLUnionType, type GraphQLSchema } from 'graphql';
 import { loadSchemaPieces } from '../../generated/graphql/index.js';
 import { loadResolverWiring } from '../../generated/resolvers/index.js';
-import { buildSchemaFromPieces } from './build-schema-from-pieces.js';
-import type { ResolverDescriptor } from './resolver-wiring.js';
-import { resolverFactories } from './resolvers/index.js';
+import { buildSchemaFromPieces } from '../model/build-schema-from-pieces.js';
+import type { ResolverDescriptor } from '../model/resolver-wiring.js';
+import { resolverFactories } from './resolver-factories.js';
 import { scalarImplementations } from './scalars.js';
 
 const TYPE_RESOLVER = '__resolveType';

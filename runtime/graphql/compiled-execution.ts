@@ -13,7 +13,7 @@
  */
 import { getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import type { PreparedQuery } from './fhir-query.js';
+import type { PreparedQuery } from './prepared-query.js';
 
 const COMPILE_AT = 2;
 

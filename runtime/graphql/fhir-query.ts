@@ -21,6 +21,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { compiledQuery, executeCompiled } from './compiled-execution.js';
+import type { PreparedQuery } from './prepared-query.js';
 import { containerTrackingResolver } from './contained.js';
 import {
   applyFhirDirectives,
@@ -29,19 +30,6 @@ import {
   sliceKeyPath,
 } from './directives.js';
 import { MAX_SELECTIONS, countSelections, rewriteFhirDialect } from './fhir-dialect.js';
-
-export interface PreparedQuery {
-  /** The query as the client wrote it: limits and directives read this one. */
-  readonly document: DocumentNode;
-  /** The standard GraphQL query that runs. */
-  readonly executable: DocumentNode;
-  /** Validation errors; the query runs only when there are none. */
-  readonly errors: readonly GraphQLError[];
-  /** Whether FHIR's shaping directives (@flatten, @slice…) reshape the result. */
-  readonly shaped: boolean;
-  /** Whether it selects `resource` anywhere, so may follow a `#id` reference (contained.ts). */
-  readonly resolvesReferences: boolean;
-}
 
 const RULES_BUT_OVERLAP = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRule);
 

@@ -3,12 +3,8 @@
  * instance, bound to the caller's project and scopes, so that batching and access checks live
  * in one place and resolvers stay generic.
  */
+import type { FhirResource } from '../model/fhir-resource.js';
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
-
-export type FhirResource = { readonly resourceType: string; readonly id?: string } & Record<
-  string,
-  unknown
->;
 
 export interface SearchRequest {
   readonly criteria: readonly SearchCriterion[];

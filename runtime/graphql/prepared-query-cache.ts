@@ -13,7 +13,8 @@ import {
   type DocumentNode,
   type GraphQLSchema,
 } from 'graphql';
-import { prepareFhirQuery, type PreparedQuery } from './fhir-query.js';
+import { prepareFhirQuery } from './fhir-query.js';
+import { type PreparedQuery } from './prepared-query.js';
 
 const CAPACITY = 500;
 const caches = new WeakMap<GraphQLSchema, Map<string, ParsedQuery>>();

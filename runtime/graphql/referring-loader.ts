@@ -6,11 +6,11 @@
  * parent the second statement is not needed; different lists of one level run side by side.
  */
 import DataLoader from 'dataloader';
-import type { SortKey } from '../fhir/search-request.js';
+import type { SortKey } from '../store/search-query.js';
 import { searchResources, type SearchSource } from '../store/search-store.js';
 import { buildReferenceTargetsQuery } from '../store/search-sql.js';
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
-import type { FhirResource } from './graphql-context.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 
 export interface ReferringRequest {
   readonly resourceType: string;

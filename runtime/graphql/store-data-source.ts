@@ -8,13 +8,14 @@ import { GraphQLError } from 'graphql';
 import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';
 import type { Interaction } from '../access/scopes.js';
 import type { AccessClaims } from '../access/token-service.js';
-import { parseSort, type SearchLimits, type SortKey } from '../fhir/search-request.js';
-import { toFhirError } from '../http/error-middleware.js';
-import { fhirError } from '../http/fhir-error.js';
-import { authorize } from '../http/require-token.js';
+import { parseSort, type SearchLimits } from '../rest/search-request.js';
+import { type SortKey } from '../store/search-query.js';
+import { toFhirError, fhirError } from '../model/fhir-error.js';
+import { authorize } from '../access/authorize.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
-import type { FhirDataSource, FhirResource, SearchPage, SearchRequest } from './graphql-context.js';
+import type { FhirDataSource, SearchPage, SearchRequest } from './graphql-context.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 import { createReferringLoader } from './referring-loader.js';
 
 export function createStoreDataSource(

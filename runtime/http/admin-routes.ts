@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { FULL_ACCESS, type ClientRegistry } from '../access/client-registry.js';
 import { ScopeError, Scopes } from '../access/scopes.js';
 import { searchableTypes } from '../../generated/search/index.js';
-import { fhirError } from './fhir-error.js';
+import { fhirError } from '../model/fhir-error.js';
 import { accessOf } from './require-token.js';
 
 const SECRET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;

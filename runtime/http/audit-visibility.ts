@@ -8,8 +8,8 @@
  */
 import type { Context, Middleware } from 'koa';
 import type { AuditLog } from '../bots/audit-log.js';
-import type { RequestState } from '../observability/request-logging.js';
-import { FHIR_BASE } from './fhir-routes.js';
+import type { RequestState } from './request-logging.js';
+import { FHIR_BASE } from './rest-routes.js';
 
 export function auditVisibility(audit: AuditLog): Middleware {
   return async (ctx, next) => {

@@ -8,15 +8,16 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { BotRunner, type BotOutcome } from '../bots/bot-runner.js';
 import { HL7_V2_ER7, readBotInput } from '../bots/bot-input.js';
-import type { SearchLimits } from '../fhir/search-request.js';
-import type { FhirResource } from '../graphql/graphql-context.js';
+import type { SearchLimits } from '../rest/search-request.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { searchResources } from '../store/search-store.js';
-import { parseSearchRequest } from '../fhir/search-request.js';
+import { parseSearchRequest } from '../rest/search-request.js';
 import { FHIR_JSON } from './fhir-body.js';
-import { FhirError, fhirError, informational } from './fhir-error.js';
-import { FHIR_BASE } from './fhir-routes.js';
-import { accessOf, authorize, projectOf } from './require-token.js';
+import { FhirError, fhirError, informational } from '../model/fhir-error.js';
+import { FHIR_BASE } from './rest-routes.js';
+import { accessOf, projectOf } from './require-token.js';
+import { authorize } from '../access/authorize.js';
 import { searchableTypes } from '../../generated/search/index.js';
 
 export interface BotRouteOptions {

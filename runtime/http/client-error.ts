@@ -5,7 +5,7 @@
  * alone would send an empty 431 or 400.
  */
 import type { Duplex } from 'node:stream';
-import type { IssueCode } from './fhir-error.js';
+import type { IssueCode } from '../model/fhir-error.js';
 
 /** Node's own choice of status per parser error (lib/_http_server.js, socketOnError). */
 const STATUS: Record<string, [number, string, IssueCode, string]> = {

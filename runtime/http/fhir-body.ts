@@ -1,6 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
-import { fhirError } from './fhir-error.js';
+import { fhirError } from '../model/fhir-error.js';
 
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 

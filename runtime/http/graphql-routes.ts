@@ -20,8 +20,8 @@ import {
 } from 'graphql';
 import type { Context, Middleware } from 'koa';
 import { searchableTypes } from '../../generated/search/index.js';
-import type { SearchLimits } from '../fhir/search-request.js';
-import { generatedPath } from '../generated-json.js';
+import type { SearchLimits } from '../rest/search-request.js';
+import { generatedPath } from '../model/generated-json.js';
 import { executeFhirQuery } from '../graphql/fhir-query.js';
 import { answerIntrospection, isIntrospectionOnly } from '../graphql/introspection-cache.js';
 import { parseCached, type ParsedQuery } from '../graphql/prepared-query-cache.js';
@@ -30,9 +30,10 @@ import type { Metrics } from '../observability/metrics.js';
 import { createStoreDataSource, graphqlError } from '../graphql/store-data-source.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { checkJsonNesting } from './fhir-body.js';
-import { fhirError, type OperationOutcome } from './fhir-error.js';
-import { FHIR_BASE } from './fhir-routes.js';
-import { accessOf, authorize, projectOf } from './require-token.js';
+import { fhirError, type OperationOutcome } from '../model/fhir-error.js';
+import { FHIR_BASE } from './rest-routes.js';
+import { accessOf, projectOf } from './require-token.js';
+import { authorize } from '../access/authorize.js';
 
 export interface GraphQLRouteOptions {
   readonly schema: GraphQLSchema;

@@ -5,13 +5,12 @@
  */
 import type { Context, Middleware } from 'koa';
 import type { ClientRegistry } from '../access/client-registry.js';
-import type { Interaction } from '../access/scopes.js';
 import {
   InvalidTokenError,
   type AccessClaims,
   type TokenService,
 } from '../access/token-service.js';
-import { FhirError, fhirError } from './fhir-error.js';
+import { FhirError, fhirError } from '../model/fhir-error.js';
 
 export function requireToken(tokens: TokenService, clients: ClientRegistry): Middleware {
   return async (ctx, next) => {
@@ -50,22 +49,6 @@ export function projectOf(ctx: Context): string {
       'The root client administers projects; use a project client for FHIR data',
     );
   return projectId;
-}
-
-/** 403 unless the token's scopes allow `interaction` on `resourceType`. */
-export function authorize(
-  access: AccessClaims,
-  resourceType: string,
-  interaction: Interaction,
-): void {
-  if (!access.scopes.allows(resourceType, interaction)) {
-    const names = { c: 'create', r: 'read', u: 'update', d: 'delete', s: 'search' } as const;
-    throw fhirError(
-      403,
-      'forbidden',
-      `The token's scopes do not allow ${names[interaction]} on ${resourceType} (scopes: ${access.scopes || 'none'})`,
-    );
-  }
 }
 
 function unauthorized(message: string, error?: string): FhirError {

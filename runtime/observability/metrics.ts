@@ -1,8 +1,8 @@
 /**
  * Prometheus metrics on a registry of their own (never prom-client's global one, so several
- * servers in one process, as in tests, do not collide). Served at `GET /metrics`.
+ * servers in one process, as in tests, do not collide). Served at `GET /metrics`
+ * (runtime/http/metrics-routes.ts).
  */
-import Router from '@koa/router';
 import { Counter, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -64,11 +64,3 @@ export class Metrics {
 }
 
 /** `GET /metrics`, Prometheus text format, no token. */
-export function metricsRoutes(metrics: Metrics): Router {
-  const router = new Router();
-  router.get('/metrics', async (ctx) => {
-    ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
-  });
-  return router;
-}

@@ -9,7 +9,7 @@
  */
 import r4Model from 'fhirpath/fhir-context/r4';
 import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
-import type { ElementDefinition, TypeDefinition } from '../fhir/type-definition.js';
+import type { ElementDefinition, TypeDefinition } from '../model/type-definition.js';
 import { isObject, referenceTargetType } from './extract-reference.js';
 import { parsePathUnion, type Segment } from './extract-path-syntax.js';
 

@@ -19,7 +19,10 @@ import {
   addQuantityRows,
   addReferenceRows,
 } from './extract-value-rows.js';
-import { RESOURCE_COLUMN_PARAMETERS, type ResourceSearchDefinition } from './search-definition.js';
+import {
+  RESOURCE_COLUMN_PARAMETERS,
+  type ResourceSearchDefinition,
+} from '../model/search-definition.js';
 import type { SearchIndexRows } from './search-index.js';
 
 type IndexedType = keyof SearchIndexRows;

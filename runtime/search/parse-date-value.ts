@@ -3,10 +3,14 @@
  *
  * @see http://hl7.org/fhir/R4/search.html#date
  */
-import type { DateSearchValue } from './search-value.js';
+export type Precision = 'year' | 'month' | 'day' | 'minute' | 'second' | 'millisecond';
 
-export type DateRange = Pick<DateSearchValue, 'start' | 'end' | 'precision'>;
-type Precision = DateRange['precision'];
+/** start inclusive, end exclusive, both full ISO instants in UTC; the range implied by the precision given. */
+export interface DateRange {
+  start: string;
+  end: string;
+  precision: Precision;
+}
 
 /**
  * YYYY, YYYY-MM, YYYY-MM-DD, or a time of hh:mm, hh:mm:ss or hh:mm:ss.fff with an optional zone.

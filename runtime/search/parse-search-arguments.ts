@@ -4,7 +4,7 @@
  * inside one value mean OR.
  * @see http://hl7.org/fhir/R4/search.html#combining
  */
-import type { ResourceSearchDefinition } from './search-definition.js';
+import type { ResourceSearchDefinition } from '../model/search-definition.js';
 import { parseSearchValues, SearchValueError, type SearchValue } from './search-value.js';
 
 /** `name:missing=true`: whether the element is absent, not a value of the parameter's type. */

@@ -5,19 +5,10 @@
  *
  * @see http://hl7.org/fhir/R4/search.html
  */
-import { parseDateRange } from './parse-date-value.js';
+import { parseDateRange, type DateRange } from './parse-date-value.js';
 import { parseDecimal } from './parse-number-value.js';
-
-export type SearchType =
-  | 'string'
-  | 'token'
-  | 'reference'
-  | 'date'
-  | 'number'
-  | 'quantity'
-  | 'uri'
-  | 'composite'
-  | 'special';
+import { FhirError } from '../model/fhir-error.js';
+import type { SearchType } from '../model/search-definition.js';
 
 /** @see http://hl7.org/fhir/R4/search.html#prefix */
 export type SearchPrefix = 'eq' | 'ne' | 'gt' | 'lt' | 'ge' | 'le' | 'sa' | 'eb' | 'ap';
@@ -52,13 +43,9 @@ export interface ReferenceSearchValue {
   url?: string;
 }
 
-/** start inclusive, end exclusive, both full ISO instants in UTC; the range implied by the precision given. */
-export interface DateSearchValue {
+export interface DateSearchValue extends DateRange {
   type: 'date';
   prefix: SearchPrefix;
-  start: string;
-  end: string;
-  precision: 'year' | 'month' | 'day' | 'minute' | 'second' | 'millisecond';
 }
 
 /** low/high: the implicit range from the significant figures (100 → [99.5, 100.5); 1e2 → [50, 150)), used by eq/ne/ap. */
@@ -105,13 +92,20 @@ export type SearchValue =
   | SpecialSearchValue;
 
 /** A value the client got wrong; `message` starts with the argument's name and says what is expected. */
-export class SearchValueError extends Error {
-  readonly argument: string;
-
-  constructor(argument: string, problem: string) {
-    super(`${argument}: ${problem}`);
-    this.name = 'SearchValueError';
-    this.argument = argument;
+export class SearchValueError extends FhirError {
+  constructor(
+    /** The argument as the client wrote it: `birthdate`, `name_exact`. */
+    readonly argument: string,
+    problem: string,
+  ) {
+    super(400, [
+      {
+        severity: 'error',
+        code: 'invalid',
+        diagnostics: `${argument}: ${problem}`,
+        expression: [argument],
+      },
+    ]);
   }
 }
 

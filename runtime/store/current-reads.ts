@@ -9,7 +9,7 @@
  * Outside transactions only: each read still sees everything committed before its request
  * asked, which is all a read outside a transaction promises.
  */
-import type { FhirResource } from '../graphql/graphql-context.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 import type { Queryable } from './database.js';
 import { resourceKey, resourceKeysCondition, type ResourceKey } from './resource-keys.js';
 

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectPath } from '../project-path.js';
+import { projectPath } from '../model/project-path.js';
 import type { Database } from './database.js';
 
 /** Any constant; the same in every Graphir process. */

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
-import type { FhirResource } from '../graphql/graphql-context.js';
-import { fhirError } from '../http/fhir-error.js';
+import type { FhirResource } from '../model/fhir-resource.js';
+import { FhirError, fhirError, toFhirError } from '../model/fhir-error.js';
 import { parseResource } from '../validation/validate-resource.js';
 import type { Database, Queryable, Transaction } from './database.js';
 import { ResourceCache } from './resource-cache.js';
@@ -15,6 +15,7 @@ import { CurrentReads, type CurrentRow } from './current-reads.js';
 import { StatisticsKeeper } from './statistics.js';
 import { resourceKey } from './resource-keys.js';
 import { writeAll, type PreparedWrite } from './write-versions.js';
+import type { WriteOperation, WriteResult, WriteRule } from './write-operation.js';
 import type { SearchSource } from './search-store.js';
 import { VersionContents } from './version-contents.js';
 
@@ -22,35 +23,6 @@ import { VersionContents } from './version-contents.js';
 const ROWS_PER_RESOURCE = 12;
 /** @see http://hl7.org/fhir/R4/datatypes.html#id */
 const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
-
-export type WriteOperation =
-  /** `id` is for callers that must know it first (transaction Bundles rewriting `urn:uuid:`); else the store makes one. */
-  | { readonly kind: 'create'; readonly resource: FhirResource; readonly id?: string }
-  /** Creates the resource with this id when it does not exist (FHIR's update-as-create). */
-  | {
-      readonly kind: 'update';
-      readonly resourceType: string;
-      readonly id: string;
-      readonly resource: FhirResource;
-      readonly ifMatch?: string;
-    }
-  | {
-      readonly kind: 'delete';
-      readonly resourceType: string;
-      readonly id: string;
-      readonly ifMatch?: string;
-    };
-
-export interface WriteResult {
-  readonly resourceType: string;
-  readonly id: string;
-  readonly versionId: string;
-  readonly lastUpdated: string;
-  /** The stored resource; absent for deletes. */
-  readonly resource?: FhirResource;
-  /** 201 for a new resource, 200 otherwise (also for deleting what was not there). */
-  readonly status: 200 | 201;
-}
 
 export interface StoredVersion {
   readonly versionId: string;
@@ -179,22 +151,22 @@ export class ResourceStore {
 }
 
 /**
- * A check inside the write transaction, after versions are settled and before anything is
- * stored: it sees the new content of every created or updated resource and throws to refuse.
+ * Which of several operations was refused, so that a Bundle can name its entry; to anyone else
+ * it is the refusal itself.
  */
-export type WriteRule = (
-  tx: Queryable,
-  projectId: string,
-  resources: readonly FhirResource[],
-) => Promise<void>;
-
-/** Which of several operations was refused, so that a Bundle can name its entry. */
-export class WriteOperationError extends Error {
+export class WriteOperationError extends FhirError {
   constructor(
     readonly index: number,
     readonly reason: unknown,
   ) {
-    super(reason instanceof Error ? reason.message : String(reason));
+    const error = toFhirError(reason);
+    super(
+      error.status,
+      error.issues,
+      error.headers,
+      reason instanceof Error ? reason.message : String(reason),
+    );
+    this.cause = reason;
   }
 }
 

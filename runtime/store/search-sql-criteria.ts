@@ -7,7 +7,7 @@ import type { SearchCriterion, ValueCriterion } from '../search/parse-search-arg
 import type {
   ResourceSearchDefinition,
   SearchParameterDefinition,
-} from '../search/search-definition.js';
+} from '../model/search-definition.js';
 import { normalizeSearchText } from '../search/search-index.js';
 import type {
   ReferenceSearchValue,

@@ -2,13 +2,13 @@
  * Shared pieces of the search SQL builders (search-sql.ts): the parameter list every value goes
  * through, LIKE escaping, and the index tables by search parameter type.
  */
-import type { SearchType } from '../search/search-value.js';
+import { FhirError } from '../model/fhir-error.js';
+import type { SearchType } from '../model/search-definition.js';
 
 /** A search the store cannot answer (composite and special parameters, unknown modifiers). */
-export class UnsupportedSearchError extends Error {
+export class UnsupportedSearchError extends FhirError {
   constructor(message: string) {
-    super(message);
-    this.name = 'UnsupportedSearchError';
+    super(400, [{ severity: 'error', code: 'not-supported', diagnostics: message }]);
   }
 }
 

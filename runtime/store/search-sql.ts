@@ -9,7 +9,7 @@
  * @see http://hl7.org/fhir/R4/search.html
  */
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
-import type { ResourceSearchDefinition } from '../search/search-definition.js';
+import type { ResourceSearchDefinition } from '../model/search-definition.js';
 import { criterionSql, indexedParameter, type IndexMatch } from './search-sql-criteria.js';
 import {
   indexExists,
@@ -18,6 +18,7 @@ import {
   type IndexedType,
   type SqlContext,
 } from './search-sql-params.js';
+import type { SearchQuery, SortKey } from './search-query.js';
 
 export { UnsupportedSearchError } from './search-sql-params.js';
 
@@ -26,19 +27,7 @@ export interface SqlQuery {
   readonly values: readonly unknown[];
 }
 
-/** One `_sort` key: `_sort=-date,name` is `[{code: 'date', descending: true}, {code: 'name', …}]`. */
-export interface SortKey {
-  readonly code: string;
-  readonly descending: boolean;
-}
-
-export interface SearchSqlOptions {
-  /** Page size (`_count`), a non-negative integer. */
-  readonly count: number;
-  /** Rows to skip, a non-negative integer. */
-  readonly offset: number;
-  readonly sort: readonly SortKey[];
-}
+export type SearchSqlOptions = Pick<SearchQuery, 'count' | 'offset' | 'sort'>;
 
 const SELECTED = 'r.resource_type, r.id, r.version_id';
 const TIE_BREAKER = 'r.id COLLATE "C"';

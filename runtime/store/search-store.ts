@@ -3,9 +3,9 @@
  * resources. Statements: one for the page, one for the total, one per include.
  */
 import { loadSearchDefinition } from '../../generated/search/index.js';
-import type { SearchRequestParameters } from '../fhir/search-request.js';
-import type { FhirResource } from '../graphql/graphql-context.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 import type { Queryable } from './database.js';
+import type { SearchQuery } from './search-query.js';
 import {
   buildCountQuery,
   buildIncludeQuery,
@@ -34,10 +34,7 @@ export async function searchResources(
   source: SearchSource,
   projectId: string,
   resourceType: string,
-  request: Pick<
-    SearchRequestParameters,
-    'criteria' | 'count' | 'offset' | 'sort' | 'total' | 'summaryCount' | 'include' | 'revinclude'
-  >,
+  request: SearchQuery,
 ): Promise<SearchResult> {
   const definition = loadSearchDefinition(resourceType);
   const wantsTotal = request.summaryCount || request.total !== 'none';
@@ -61,7 +58,7 @@ async function includes(
   source: SearchSource,
   projectId: string,
   matches: readonly FhirResource[],
-  request: Pick<SearchRequestParameters, 'include' | 'revinclude'>,
+  request: Pick<SearchQuery, 'include' | 'revinclude'>,
 ): Promise<FhirResource[]> {
   if (matches.length === 0 || request.include.length + request.revinclude.length === 0) return [];
   const seen = new Set(matches.map((r) => `${r.resourceType}/${r.id}`));

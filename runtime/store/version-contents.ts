@@ -12,7 +12,7 @@
  *
  * Copies are shared by every request, so they are frozen (as in resource-cache.ts).
  */
-import type { FhirResource } from '../graphql/graphql-context.js';
+import type { FhirResource } from '../model/fhir-resource.js';
 import type { Queryable } from './database.js';
 import { BoundedLru } from './bounded-lru.js';
 import { deepFreeze } from './resource-cache.js';

@@ -5,12 +5,12 @@
  * @see http://hl7.org/fhir/R4/http.html#concurrency
  */
 import { loadSearchDefinition } from '../../generated/search/index.js';
-import type { FhirResource } from '../graphql/graphql-context.js';
-import { fhirError } from '../http/fhir-error.js';
+import type { FhirResource } from '../model/fhir-resource.js';
+import { fhirError } from '../model/fhir-error.js';
 import { extractSearchIndex } from '../search/extract-search-index.js';
 import type { Queryable } from './database.js';
 import { resourceKey, resourceKeysCondition } from './resource-keys.js';
-import type { WriteOperation, WriteResult, WriteRule } from './resource-store.js';
+import type { WriteOperation, WriteResult, WriteRule } from './write-operation.js';
 import { searchIndexWrites, type IndexEntry } from './search-index-writer.js';
 
 /** An operation whose resource has been validated and whose id is settled. */

@@ -3,7 +3,7 @@
  * (http://hl7.org/fhir/R4/json.html#primitive): both must be non-empty arrays, aligned by
  * index, where null marks the side that has nothing at that index.
  */
-import type { ElementDefinition } from '../fhir/type-definition.js';
+import type { ElementDefinition } from '../model/type-definition.js';
 import {
   describe,
   isFull,

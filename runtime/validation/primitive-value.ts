@@ -2,7 +2,7 @@
  * Checks one primitive JSON value against its PrimitiveDefinition
  * (http://hl7.org/fhir/R4/json.html#primitive, http://hl7.org/fhir/R4/datatypes.html#primitive).
  */
-import type { PrimitiveDefinition } from '../fhir/type-definition.js';
+import type { PrimitiveDefinition } from '../model/type-definition.js';
 import { describe, quote, report, type ValidationContext } from './validation-context.js';
 
 const patternCache = new Map<string, RegExp>();

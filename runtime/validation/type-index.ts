@@ -4,7 +4,7 @@ import type {
   ElementDefinition,
   PrimitiveDefinition,
   TypeDefinition,
-} from '../fhir/type-definition.js';
+} from '../model/type-definition.js';
 
 export interface TypeIndex {
   readonly byName: ReadonlyMap<string, ElementDefinition>;

@@ -7,7 +7,7 @@ import type {
   DefinitionRegistry,
   ElementDefinition,
   TypeDefinition,
-} from '../fhir/type-definition.js';
+} from '../model/type-definition.js';
 import { validateArrayElement } from './array-element.js';
 import { checkPrimitive } from './primitive-value.js';
 import {

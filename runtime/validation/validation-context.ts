@@ -1,5 +1,5 @@
 /** Shared state and small helpers for one validateResource run. */
-import type { DefinitionRegistry } from '../fhir/type-definition.js';
+import type { DefinitionRegistry } from '../model/type-definition.js';
 import type { ValidationIssue, ValidationIssueCode } from './validation-issue.js';
 
 /** At most this many issues are reported; validation stops once it is reached. */

@@ -2,6 +2,7 @@
  * Issues reported by the resource validator, shaped so that they map one-to-one onto
  * OperationOutcome.issue (severity, code, expression, diagnostics).
  */
+import { FhirError } from '../model/fhir-error.js';
 
 /** A subset of the FHIR issue-type value set (http://hl7.org/fhir/R4/valueset-issue-type.html). */
 export type ValidationIssueCode = 'structure' | 'required' | 'value' | 'invalid';
@@ -15,14 +16,15 @@ export interface ValidationIssue {
   diagnostics: string;
 }
 
-/** Thrown by parseResource when a value is not a valid resource. */
-export class ResourceValidationError extends Error {
-  readonly issues: readonly ValidationIssue[];
-
+/** Thrown by parseResource when a value is not a valid resource: 400, an issue per problem. */
+export class ResourceValidationError extends FhirError {
   constructor(issues: readonly ValidationIssue[]) {
-    super(summarize(issues));
-    this.name = 'ResourceValidationError';
-    this.issues = issues;
+    super(
+      400,
+      issues.map(({ expression, ...issue }) => ({ ...issue, expression: [expression] })),
+      {},
+      summarize(issues),
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 /** The admin API (projects, clients, bot secrets) and the root client's bootstrap. */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../runtime/config.js';
-import { startServer } from '../../runtime/server.js';
+import { loadConfig } from '../../runtime/server/config.js';
+import { startServer } from '../../runtime/server/server.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
 import { startTestServer, type Project, type TestServer } from '../support/test-server.js';
 import { expectOutcome, scopedClient, tokenRequest } from './helpers.js';

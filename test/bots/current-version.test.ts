@@ -6,9 +6,9 @@
  * (runtime/store/resource-cache.ts); on PostgreSQL from the database, every time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../runtime/config.js';
-import { startServer, type RunningServer } from '../../runtime/server.js';
-import { openDatabase } from '../../runtime/store/database.js';
+import { loadConfig } from '../../runtime/server/config.js';
+import { startServer, type RunningServer } from '../../runtime/server/server.js';
+import { openDatabase } from '../../runtime/store/open-database.js';
 import { countingDatabase } from '../support/counting-database.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
 import { ROOT_CLIENT, startTestServer, type TestServer } from '../support/test-server.js';

@@ -2,9 +2,9 @@
  * A real server over a fresh PGlite test database whose log lines are captured in memory (at
  * debug level), with a known root client. test/support's server cannot take a logger.
  */
-import { loadConfig } from '../../runtime/config.js';
+import { loadConfig } from '../../runtime/server/config.js';
 import { createLogger } from '../../runtime/observability/logger.js';
-import { startServer, type RunningServer } from '../../runtime/server.js';
+import { startServer, type RunningServer } from '../../runtime/server/server.js';
 import { createTestDatabase } from '../support/test-databases.js';
 
 export const ROOT = { id: 'obs-root', secret: 'obs-root-secret-5f2c9a' };

@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSearchDefinition } from '../../generated/search/index.js';
-import type { SearchParameterDefinition } from '../../runtime/search/search-definition.js';
+import type { SearchParameterDefinition } from '../../runtime/model/search-definition.js';
 import { storedVersions } from '../support/stored-versions.js';
 import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

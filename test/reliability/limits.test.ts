@@ -173,7 +173,7 @@ const LIMITS: readonly Limit[] = [
     testedIn: 'here',
   },
 ];
-/** Settings in runtime/config.ts that are no limit on a request. */
+/** Settings in runtime/server/config.ts that are no limit on a request. */
 const NOT_LIMITS = [
   'GRAPHIR_ROOT_CLIENT_ID',
   'GRAPHIR_ROOT_CLIENT_SECRET',
@@ -190,8 +190,8 @@ function limit(name: string): string {
 }
 
 describe('the table of limits', () => {
-  it('names every setting of runtime/config.ts that limits a request', () => {
-    const settings = new Set(readFileSync('runtime/config.ts', 'utf8').match(/GRAPHIR_\w+/g));
+  it('names every setting of runtime/server/config.ts that limits a request', () => {
+    const settings = new Set(readFileSync('runtime/server/config.ts', 'utf8').match(/GRAPHIR_\w+/g));
     const listed = LIMITS.flatMap((l) => l.setting.match(/GRAPHIR_\w+/g) ?? []);
     expect([...settings].filter((s) => !NOT_LIMITS.includes(s) && !listed.includes(s))).toEqual([]);
   });

@@ -6,7 +6,8 @@
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DatabaseUnavailableError, openDatabase } from '../../runtime/store/database.js';
+import { DatabaseUnavailableError } from '../../runtime/store/database-errors.js';
+import { openDatabase } from '../../runtime/store/open-database.js';
 
 const TIMEOUT_MS = 300;
 let silent: Server;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countingDatabase } from '../support/counting-database.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-import { openDatabase } from '../../runtime/store/database.js';
+import { openDatabase } from '../../runtime/store/open-database.js';
 
 /** The statement that reads versions' contents from history (version-contents.ts). */
 const VERSION_READ = /FROM resource_history h\b/;

@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../runtime/store/database.js';
+import { type Database } from '../../runtime/store/database.js';
+import { openDatabase } from '../../runtime/store/open-database.js';
 import { migrate } from '../../runtime/store/migrate.js';
 
 export type Engine = 'pglite' | 'postgres';

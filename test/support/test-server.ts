@@ -2,8 +2,8 @@
  * A real Graphir server on a free port, over a test database, for tests that speak HTTP. It
  * starts with a known root client and makes one project whose token `fhir()` sends.
  */
-import { loadConfig, type Config } from '../../runtime/config.js';
-import { startServer, type RunningServer } from '../../runtime/server.js';
+import { loadConfig, type Config } from '../../runtime/server/config.js';
+import { startServer, type RunningServer } from '../../runtime/server/server.js';
 import { createTestDatabase, type Engine, type TestDatabase } from './test-databases.js';
 
 export const ROOT_CLIENT = { id: 'test-root', secret: 'test-root-secret' };

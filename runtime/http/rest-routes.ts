@@ -1,0 +1,234 @@
+/**
+ * FHIR REST under `/fhir/R4`: create, read, update, delete, version read, history, search,
+ * transaction and batch Bundles, and the CapabilityStatement.
+ * @see http://hl7.org/fhir/R4/http.html
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { searchableTypes } from '../../generated/search/index.js';
+import { processBundle } from '../rest/bundle-processor.js';
+import { capabilityStatementJson } from '../rest/capability-statement.js';
+import { conditionalCreate } from '../rest/conditional-create.js';
+import { searchBundle } from '../rest/search-bundle.js';
+import { parseSearchRequest, type SearchLimits } from '../rest/search-request.js';
+import type { FhirResource } from '../model/fhir-resource.js';
+import type { ResourceStore } from '../store/resource-store.js';
+import type { WriteResult } from '../store/write-operation.js';
+import { searchResources } from '../store/search-store.js';
+import type { Interaction } from '../access/scopes.js';
+import { FHIR_JSON, resourceBody } from './fhir-body.js';
+import { accessOf, projectOf } from './require-token.js';
+import { authorize } from '../access/authorize.js';
+import { fhirError, informational } from '../model/fhir-error.js';
+
+export const FHIR_BASE = '/fhir/R4';
+
+export interface FhirRouteOptions {
+  readonly store: ResourceStore;
+  readonly limits: SearchLimits;
+}
+
+/** Everything under the base but `metadata` sits behind requireToken (app.ts). */
+export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
+  const router = new Router({ prefix: FHIR_BASE, sensitive: true });
+  const base = (ctx: Context) => `${ctx.protocol}://${ctx.host}${FHIR_BASE}`;
+
+  router.get('/metadata', (ctx) => send(ctx, 200, capabilityStatementJson(base(ctx))));
+
+  router.post('/', async (ctx) => {
+    const access = accessOf(ctx);
+    const context = {
+      store,
+      projectId: projectOf(ctx),
+      base: base(ctx),
+      limits,
+      authorize: (type: string, interaction: Interaction) => authorize(access, type, interaction),
+      mayRead: (type: string) => access.scopes.allows(type, 'r'),
+    };
+    send(ctx, 200, await processBundle(resourceBody(ctx), context));
+  });
+
+  router.get('/:type', async (ctx) => searchType(ctx, ctx.URL.searchParams));
+  router.post('/:type/_search', async (ctx) => {
+    if (!ctx.is('application/x-www-form-urlencoded'))
+      throw fhirError(415, 'not-supported', 'POST _search takes application/x-www-form-urlencoded');
+    const form = new URLSearchParams(ctx.request.rawBody ?? '');
+    for (const [name, value] of ctx.URL.searchParams) form.append(name, value);
+    await searchType(ctx, form);
+  });
+
+  router.post('/:type', async (ctx) => {
+    const resourceType = allowed(ctx, ctx.params.type, 'c');
+    const resource = bodyOf(ctx, resourceType);
+    const ifNoneExist = ctx.get('If-None-Exist');
+    if (ifNoneExist) authorize(accessOf(ctx), resourceType, 's');
+    const projectId = projectOf(ctx);
+    const result = ifNoneExist
+      ? await conditionalCreate(store, projectId, resource, ifNoneExist, limits)
+      : (await store.write(projectId, [{ kind: 'create', resource }]))[0];
+    sendWritten(ctx, base(ctx), result);
+  });
+
+  router.get('/:type/:id', async (ctx) => {
+    const resource = await store.read(
+      projectOf(ctx),
+      allowed(ctx, ctx.params.type, 'r'),
+      ctx.params.id,
+    );
+    sendResource(ctx, 200, resource);
+  });
+
+  router.put('/:type/:id', async (ctx) => {
+    const resourceType = allowed(ctx, ctx.params.type, 'u');
+    const resource = bodyOf(ctx, resourceType);
+    const ifMatch = ctx.get('If-Match') || undefined;
+    const [result] = await store.write(projectOf(ctx), [
+      { kind: 'update', resourceType, id: ctx.params.id, resource, ifMatch },
+    ]);
+    sendWritten(ctx, base(ctx), result);
+  });
+
+  router.delete('/:type/:id', async (ctx) => {
+    const resourceType = allowed(ctx, ctx.params.type, 'd');
+    const ifMatch = ctx.get('If-Match') || undefined;
+    await store.write(projectOf(ctx), [
+      { kind: 'delete', resourceType, id: ctx.params.id, ifMatch },
+    ]);
+    send(ctx, 200, informational(`Deleted ${resourceType}/${ctx.params.id}`));
+  });
+
+  router.get('/:type/:id/_history', async (ctx) => {
+    const resourceType = allowed(ctx, ctx.params.type, 'r');
+    const versions = await store.history(projectOf(ctx), resourceType, ctx.params.id);
+    send(ctx, 200, {
+      resourceType: 'Bundle',
+      type: 'history',
+      total: versions.length,
+      entry: versions.map((v) => ({
+        fullUrl: `${base(ctx)}/${resourceType}/${ctx.params.id}`,
+        ...(v.resource ? { resource: v.resource } : {}),
+        request: {
+          method: v.deleted ? 'DELETE' : v.versionId === '1' ? 'POST' : 'PUT',
+          url: `${resourceType}/${ctx.params.id}`,
+        },
+        response: {
+          status: v.deleted ? '204' : v.versionId === '1' ? '201' : '200',
+          etag: `W/"${v.versionId}"`,
+          lastModified: v.lastUpdated,
+        },
+      })),
+    });
+  });
+
+  router.get('/:type/:id/_history/:vid', async (ctx) => {
+    const resourceType = allowed(ctx, ctx.params.type, 'r');
+    const [version] = await store.history(
+      projectOf(ctx),
+      resourceType,
+      ctx.params.id,
+      versionParameter(ctx.params.vid),
+    );
+    if (version.deleted)
+      throw fhirError(
+        410,
+        'deleted',
+        `Version ${version.versionId} of ${resourceType}/${ctx.params.id} is a deletion`,
+      );
+    sendResource(ctx, 200, version.resource!);
+  });
+
+  async function searchType(ctx: Context, query: URLSearchParams): Promise<void> {
+    const resourceType = allowed(ctx, ctx.params.type, 's');
+    const request = parseSearchRequest(resourceType, query, limits);
+    const access = accessOf(ctx);
+    const found = await searchResources(
+      store.searchSource(),
+      projectOf(ctx),
+      resourceType,
+      request,
+    );
+    // Included resources of types the token may not read are left out, never shown.
+    const result = {
+      ...found,
+      included: found.included.filter((r) => access.scopes.allows(r.resourceType, 'r')),
+    };
+    send(
+      ctx,
+      200,
+      searchBundle(base(ctx), result, {
+        url: ctx.URL,
+        count: request.count,
+        offset: request.offset,
+        elements: request.elements,
+      }),
+    );
+  }
+
+  return router;
+}
+
+/** A known resource type whose `interaction` the token allows: else 404, or 403. */
+function allowed(ctx: Context, type: string, interaction: Interaction): string {
+  if (!searchableTypes.has(type)) {
+    throw fhirError(404, 'not-found', `${type} is not a resource type this server knows`);
+  }
+  authorize(accessOf(ctx), type, interaction);
+  return type;
+}
+
+function versionParameter(vid: string): string {
+  if (!/^\d{1,18}$/.test(vid)) throw fhirError(404, 'not-found', `Version ${vid} is not known`);
+  return vid;
+}
+
+function bodyOf(ctx: Context, resourceType: string): FhirResource {
+  const body = resourceBody(ctx) as FhirResource;
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw fhirError(400, 'structure', 'The body must be a JSON object');
+  if (body.resourceType !== resourceType) {
+    throw fhirError(
+      400,
+      'invalid',
+      `The body's resourceType (${String(body.resourceType ?? 'missing')}) must be ${resourceType}`,
+      'resourceType',
+    );
+  }
+  return body;
+}
+
+function send(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = FHIR_JSON;
+  ctx.body = body;
+}
+
+function sendResource(ctx: Context, status: number, resource: FhirResource): void {
+  const meta = resource.meta as { versionId?: string; lastUpdated?: string } | undefined;
+  if (meta?.versionId) ctx.set('ETag', `W/"${meta.versionId}"`);
+  if (meta?.lastUpdated) ctx.set('Last-Modified', new Date(meta.lastUpdated).toUTCString());
+  send(ctx, status, resource);
+}
+
+/** Location and ETag always; the body as `Prefer: return=` asks (representation by default). */
+function sendWritten(ctx: Context, base: string, result: WriteResult): void {
+  ctx.set('Location', `${base}/${result.resourceType}/${result.id}/_history/${result.versionId}`);
+  ctx.set('ETag', `W/"${result.versionId}"`);
+  ctx.set('Last-Modified', new Date(result.lastUpdated).toUTCString());
+  const prefer =
+    /return=(minimal|representation|OperationOutcome)/.exec(ctx.get('Prefer'))?.[1] ??
+    'representation';
+  if (prefer === 'minimal') {
+    ctx.body = '';
+    ctx.status = result.status;
+  } else if (prefer === 'OperationOutcome') {
+    send(
+      ctx,
+      result.status,
+      informational(
+        `${result.status === 201 ? 'Created' : 'Updated'} ${result.resourceType}/${result.id}`,
+      ),
+    );
+  } else {
+    send(ctx, result.status, result.resource);
+  }
+}

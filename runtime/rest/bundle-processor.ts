@@ -1,0 +1,248 @@
+/**
+ * `POST [base]` with a transaction Bundle (all entries or none, `urn:uuid:` references rewritten
+ * to the new ids) or a batch Bundle (each entry on its own).
+ * @see http://hl7.org/fhir/R4/http.html#transaction
+ */
+import type { FhirResource } from '../model/fhir-resource.js';
+import { toFhirError, FhirError, fhirError } from '../model/fhir-error.js';
+import type { Queryable, Transaction } from '../store/database.js';
+import { WriteOperationError, type ResourceStore } from '../store/resource-store.js';
+import { type WriteResult } from '../store/write-operation.js';
+import { searchResources } from '../store/search-store.js';
+import type { Interaction } from '../access/scopes.js';
+import {
+  authorizeEntry,
+  knownEntryType,
+  parseEntry,
+  referenceMap,
+  rewriteReferences,
+  toOperation,
+  type BundleEntry,
+  type ParsedEntry,
+} from './bundle-entry.js';
+import { conditionalCreate } from './conditional-create.js';
+import { searchBundle } from './search-bundle.js';
+import { parseSearchRequest, type SearchLimits } from './search-request.js';
+
+export interface BundleContext {
+  readonly store: ResourceStore;
+  readonly projectId: string;
+  readonly base: string;
+  readonly limits: SearchLimits;
+  /** Throws (403) unless the caller may do `interaction` on `resourceType`. */
+  readonly authorize: (resourceType: string, interaction: Interaction) => void;
+  readonly mayRead: (resourceType: string) => boolean;
+}
+
+export async function processBundle(body: unknown, context: BundleContext): Promise<FhirResource> {
+  const bundle = body as { resourceType?: unknown; type?: unknown; entry?: unknown };
+  if (bundle?.resourceType !== 'Bundle')
+    throw fhirError(
+      400,
+      'invalid',
+      `POST ${context.base} takes a Bundle, not ${String(bundle?.resourceType ?? 'missing')}`,
+      'resourceType',
+    );
+  if (bundle.type !== 'transaction' && bundle.type !== 'batch') {
+    throw fhirError(
+      400,
+      'invalid',
+      `Bundle.type must be transaction or batch, not ${String(bundle.type ?? 'missing')}`,
+      'Bundle.type',
+    );
+  }
+  if (bundle.entry !== undefined && !Array.isArray(bundle.entry))
+    throw fhirError(400, 'structure', 'Bundle.entry must be an array', 'Bundle.entry');
+  const entries = (bundle.entry ?? []) as BundleEntry[];
+  return bundle.type === 'transaction' ? transaction(entries, context) : batch(entries, context);
+}
+
+async function transaction(
+  entries: readonly BundleEntry[],
+  context: BundleContext,
+): Promise<FhirResource> {
+  const parsed = entries.map((entry, index) =>
+    atEntry(index, () => authorizeEntry(parseEntry(entry), context.authorize)),
+  );
+  rewriteReferences(parsed, referenceMap(entries, parsed));
+  const responses = await context.store.db.transaction(async (tx) => {
+    const results = new Map<number, object>();
+    // FHIR's order: deletes, creates, updates, then reads. @see http://hl7.org/fhir/R4/http.html#trules
+    for (const method of ['DELETE', 'POST', 'PUT'] as const) {
+      const indexes = parsed.flatMap((entry, index) => (entry.method === method ? [index] : []));
+      const written = await writeEntries(indexes, parsed, context, tx);
+      for (const [index, result] of written)
+        results.set(index, writeResponse(result, context.base));
+    }
+    for (const [index, entry] of parsed.entries()) {
+      if (entry.method === 'GET')
+        results.set(index, await atEntry(index, () => readEntry(entry.url, context, tx)));
+    }
+    return parsed.map((_, index) => results.get(index)!);
+  });
+  return { resourceType: 'Bundle', type: 'transaction-response', entry: responses };
+}
+
+/**
+ * Writes the entries at `indexes`: conditional creates one by one (each sees the ones before it),
+ * then the others in one store write. A conditional create that matched an existing resource did
+ * not take the id the other entries' references were rewritten to: they are pointed at the
+ * resource it matched before they are written.
+ */
+async function writeEntries(
+  indexes: readonly number[],
+  parsed: ParsedEntry[],
+  context: BundleContext,
+  tx: Transaction,
+): Promise<[number, WriteResult][]> {
+  const conditional = (i: number) => parsed[i].method === 'POST' && Boolean(parsed[i].ifNoneExist);
+  const results: [number, WriteResult][] = [];
+  const matched = new Map<string, string>();
+  for (const index of indexes.filter(conditional)) {
+    const post = parsed[index] as Extract<ParsedEntry, { method: 'POST' }>;
+    const result = await atEntry(index, () =>
+      conditionalCreate(
+        context.store,
+        context.projectId,
+        { ...post.resource, id: undefined } as FhirResource,
+        post.ifNoneExist!,
+        context.limits,
+        tx,
+        post.id,
+      ),
+    );
+    if (result.id !== post.id)
+      matched.set(`${post.resourceType}/${post.id}`, `${result.resourceType}/${result.id}`);
+    results.push([index, result]);
+  }
+  rewriteReferences(parsed, matched);
+  const plain = indexes.filter((i) => !conditional(i));
+  if (plain.length > 0) {
+    const written = await atEntries(plain, () =>
+      context.store.write(
+        context.projectId,
+        plain.map((i) => toOperation(parsed[i])),
+        tx,
+      ),
+    );
+    written.forEach((result, i) => results.push([plain[i], result]));
+  }
+  return results;
+}
+
+async function batch(
+  entries: readonly BundleEntry[],
+  context: BundleContext,
+): Promise<FhirResource> {
+  const responses = [];
+  for (const [index, entry] of entries.entries()) {
+    try {
+      const parsed = atEntry(index, () => authorizeEntry(parseEntry(entry), context.authorize));
+      if (parsed.method === 'GET') {
+        responses.push(await readEntry(parsed.url, context, context.store.db));
+      } else if (parsed.method === 'POST' && parsed.ifNoneExist) {
+        responses.push(
+          writeResponse(
+            await conditionalCreate(
+              context.store,
+              context.projectId,
+              parsed.resource,
+              parsed.ifNoneExist,
+              context.limits,
+            ),
+            context.base,
+          ),
+        );
+      } else {
+        const [result] = await context.store.write(context.projectId, [toOperation(parsed)]);
+        responses.push(writeResponse(result, context.base));
+      }
+    } catch (thrown) {
+      const error = toFhirError(thrown);
+      responses.push({ response: { status: String(error.status), outcome: error.outcome } });
+    }
+  }
+  return { resourceType: 'Bundle', type: 'batch-response', entry: responses };
+}
+
+function writeResponse(result: WriteResult, base: string): object {
+  const location = `${result.resourceType}/${result.id}/_history/${result.versionId}`;
+  return {
+    fullUrl: `${base}/${result.resourceType}/${result.id}`,
+    ...(result.resource ? { resource: result.resource } : {}),
+    response: {
+      status: result.status === 201 ? '201 Created' : '200 OK',
+      location,
+      etag: `W/"${result.versionId}"`,
+      lastModified: result.lastUpdated,
+    },
+  };
+}
+
+/** A GET entry: a read (`Type/id`) or a search (`Type?…`). */
+async function readEntry(url: string, context: BundleContext, db: Queryable): Promise<object> {
+  const [path, query = ''] = url.split('?', 2);
+  const [resourceType, id] = path.split('/');
+  knownEntryType(resourceType);
+  if (id !== undefined) {
+    const resource = await context.store.read(context.projectId, resourceType, id, db);
+    return { resource, response: { status: '200 OK' } };
+  }
+  const request = parseSearchRequest(resourceType, new URLSearchParams(query), context.limits);
+  const found = await searchResources(
+    context.store.searchSource(db),
+    context.projectId,
+    resourceType,
+    request,
+  );
+  // As in a REST search: included resources of types the token may not read are left out.
+  const result = {
+    ...found,
+    included: found.included.filter((r) => context.mayRead(r.resourceType)),
+  };
+  const page = {
+    url: new URL(`${context.base}/${url}`),
+    count: request.count,
+    offset: request.offset,
+    elements: request.elements,
+  };
+  return { resource: searchBundle(context.base, result, page), response: { status: '200 OK' } };
+}
+
+/** Errors while handling an entry say which entry. */
+function atEntry<T>(index: number, work: () => T): T {
+  try {
+    const result = work();
+    if (result instanceof Promise)
+      return result.catch((thrown) => Promise.reject(locate(thrown, [index]))) as T;
+    return result;
+  } catch (thrown) {
+    throw locate(thrown, [index]);
+  }
+}
+
+function atEntries<T>(indexes: readonly number[], work: () => Promise<T>): Promise<T> {
+  return work().catch((thrown) => Promise.reject(locate(thrown, indexes)));
+}
+
+/**
+ * A client error with the entry it is about in each issue's expression. Server-side failures go
+ * on as they came, so that the error log can tell a database outage from a bug.
+ */
+function locate(thrown: unknown, indexes: readonly number[]): unknown {
+  if (thrown instanceof WriteOperationError) return locate(thrown.reason, [indexes[thrown.index]]);
+  const error = toFhirError(thrown);
+  if (error.status >= 500) return thrown;
+  const where = indexes.length === 1 ? `Bundle.entry[${indexes[0]}]` : 'Bundle.entry';
+  return new FhirError(
+    error.status,
+    error.issues.map((issue) => ({
+      ...issue,
+      diagnostics: indexes.length === 1 ? `${where}: ${issue.diagnostics}` : issue.diagnostics,
+      expression: (issue.expression ?? [])
+        .map((e) => `${where}.${e}`)
+        .concat(issue.expression?.length ? [] : [where]),
+    })),
+    error.headers,
+  );
+}

@@ -1,0 +1,142 @@
+/** Server configuration from the environment; see the README's configuration table. */
+import type { RequestLimits } from '../http/app.js';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** PostgreSQL server URL; when absent, embedded PostgreSQL (PGlite) in `dataDir`. */
+  readonly databaseUrl?: string;
+  /**
+   * PostgreSQL: connections per process, how long to wait to connect or for a free one, and how
+   * long an idle connection stays open.
+   */
+  readonly databasePoolSize: number;
+  readonly databaseConnectTimeoutMs: number;
+  readonly databaseIdleTimeoutSeconds: number;
+  readonly dataDir: string;
+  readonly maxBodyBytes: number;
+  /** Page size of a search without `_count`, and the largest `_count` honoured. */
+  readonly defaultPageSize: number;
+  readonly maxPageSize: number;
+  readonly rootClientId?: string;
+  readonly rootClientSecret?: string;
+  readonly tokenLifetimeSeconds: number;
+  /** GraphQL limits, checked before a query runs. */
+  readonly graphqlMaxDepth: number;
+  readonly graphqlMaxCost: number;
+  readonly graphqlMaxSearches: number;
+  /** Bot time limit when the Bot sets none, the most a Bot may set, and memory per execution. */
+  readonly botTimeoutSeconds: number;
+  readonly botMaxTimeoutSeconds: number;
+  readonly botMemoryBytes: number;
+  /** Bytes of log lines gathered for one write to stdout; 0: each line at once (logger.ts). */
+  readonly logBufferBytes: number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const rootId = env.GRAPHIR_ROOT_CLIENT_ID || undefined;
+  const rootSecret = env.GRAPHIR_ROOT_CLIENT_SECRET || undefined;
+  if (Boolean(rootId) !== Boolean(rootSecret)) {
+    throw new Error('Set both GRAPHIR_ROOT_CLIENT_ID and GRAPHIR_ROOT_CLIENT_SECRET, or neither');
+  }
+  return {
+    port: integer('PORT', env.PORT ?? '8080', 0, 65535),
+    host: env.HOST ?? '0.0.0.0',
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE ?? '10', 1, 1000),
+    databaseConnectTimeoutMs: integer(
+      'DATABASE_CONNECT_TIMEOUT_MS',
+      env.DATABASE_CONNECT_TIMEOUT_MS ?? '10000',
+      1,
+      600_000,
+    ),
+    databaseIdleTimeoutSeconds: integer(
+      'DATABASE_IDLE_TIMEOUT_SECONDS',
+      env.DATABASE_IDLE_TIMEOUT_SECONDS ?? '600',
+      1,
+      86_400,
+    ),
+    dataDir: env.DATA_DIR ?? './data',
+    maxBodyBytes: integer(
+      'GRAPHIR_MAX_BODY_BYTES',
+      env.GRAPHIR_MAX_BODY_BYTES ?? String(16 * 1024 * 1024),
+      1,
+      2 ** 31,
+    ),
+    defaultPageSize: integer(
+      'GRAPHIR_DEFAULT_PAGE_SIZE',
+      env.GRAPHIR_DEFAULT_PAGE_SIZE ?? '20',
+      1,
+      10_000,
+    ),
+    maxPageSize: integer('GRAPHIR_MAX_PAGE_SIZE', env.GRAPHIR_MAX_PAGE_SIZE ?? '1000', 1, 10_000),
+    ...(rootId && rootSecret ? { rootClientId: rootId, rootClientSecret: rootSecret } : {}),
+    graphqlMaxDepth: integer(
+      'GRAPHIR_GRAPHQL_MAX_DEPTH',
+      env.GRAPHIR_GRAPHQL_MAX_DEPTH ?? '15',
+      1,
+      1000,
+    ),
+    graphqlMaxCost: integer(
+      'GRAPHIR_GRAPHQL_MAX_COST',
+      env.GRAPHIR_GRAPHQL_MAX_COST ?? '100000',
+      1,
+      1e9,
+    ),
+    graphqlMaxSearches: integer(
+      'GRAPHIR_GRAPHQL_MAX_SEARCHES',
+      env.GRAPHIR_GRAPHQL_MAX_SEARCHES ?? '20',
+      1,
+      10_000,
+    ),
+    botTimeoutSeconds: integer(
+      'GRAPHIR_BOT_TIMEOUT_SECONDS',
+      env.GRAPHIR_BOT_TIMEOUT_SECONDS ?? '10',
+      1,
+      3600,
+    ),
+    botMaxTimeoutSeconds: integer(
+      'GRAPHIR_BOT_MAX_TIMEOUT_SECONDS',
+      env.GRAPHIR_BOT_MAX_TIMEOUT_SECONDS ?? '60',
+      1,
+      3600,
+    ),
+    botMemoryBytes:
+      integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
+    logBufferBytes: integer('LOG_BUFFER_BYTES', env.LOG_BUFFER_BYTES ?? '4096', 0, 16_000),
+    tokenLifetimeSeconds: integer(
+      'GRAPHIR_TOKEN_LIFETIME_SECONDS',
+      env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',
+      1,
+      86_400 * 30,
+    ),
+  };
+}
+
+/** The limits each request is held to. */
+export function requestLimits(config: Config): RequestLimits {
+  return {
+    maxBodyBytes: config.maxBodyBytes,
+    search: { defaultCount: config.defaultPageSize, maxCount: config.maxPageSize },
+    query: {
+      maxDepth: config.graphqlMaxDepth,
+      maxCost: config.graphqlMaxCost,
+      maxSearches: config.graphqlMaxSearches,
+      maxPageSize: config.maxPageSize,
+      defaultPageSize: config.defaultPageSize,
+    },
+    bots: {
+      defaultTimeoutSeconds: config.botTimeoutSeconds,
+      maxTimeoutSeconds: config.botMaxTimeoutSeconds,
+      memoryBytes: config.botMemoryBytes,
+    },
+  };
+}
+
+function integer(name: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
+  }
+  return value;
+}

@@ -1,0 +1,114 @@
+import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { ClientRegistry } from '../access/client-registry.js';
+import { TokenService } from '../access/token-service.js';
+import { createApp } from '../http/app.js';
+import { botIdentifierRule } from '../bots/bot-identifier-rule.js';
+import { AuditLog } from '../bots/audit-log.js';
+import { SandboxPool } from '../bots/sandbox-pool.js';
+import { requestLimits, type Config } from './config.js';
+import { buildExecutableSchema } from '../graphql/build-executable-schema.js';
+import { answerClientError } from '../http/client-error.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { closeGracefully } from './shutdown.js';
+import { type Database } from '../store/database.js';
+import { openDatabase } from '../store/open-database.js';
+import { migrate } from '../store/migrate.js';
+import { ResourceStore } from '../store/resource-store.js';
+
+export interface RunningServer {
+  readonly url: string;
+  /** Resolves when work that follows responses (AuditEvents, statistics) is done. */
+  settled(): Promise<void>;
+  readonly db: Database;
+  readonly store: ResourceStore;
+  readonly logger: Logger;
+  /**
+   * Stops accepting connections, then closes the sandbox pool and the database once queued work
+   * is done. `graceMs`: how long in-flight requests may run on (default 0: cut them off).
+   */
+  close(options?: { readonly graceMs?: number }): Promise<void>;
+}
+
+export interface StartOptions {
+  /** An already open database (tests share one); otherwise the config says which to open. */
+  readonly db?: Database;
+  /** Where log lines go; by default pino to stdout at `LOG_LEVEL`, in batches of `LOG_BUFFER_BYTES`. */
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
+}
+
+/** Prepares everything the routes need (schema, database, migrations), then listens: once it answers, it is ready. */
+export async function startServer(
+  config: Config,
+  options: StartOptions = {},
+): Promise<RunningServer> {
+  // Opening the database is mostly waiting (WASM compilation, connecting): start it first and
+  // build the schema meanwhile.
+  const opening = options.db ? Promise.resolve(options.db) : openConfiguredDatabase(config);
+  const schema = buildExecutableSchema();
+  const db = await opening;
+  await migrate(db);
+  const store = new ResourceStore(db, [botIdentifierRule]);
+  // Fresh statistics help the first searches; they need not delay readiness.
+  store.statistics.analyzeInBackground();
+  const clients = new ClientRegistry(db);
+  const root = await clients.ensureRootClient(config.rootClientId, config.rootClientSecret);
+  if (root) {
+    // Printed once: the store keeps only the secret's hash.
+    console.log(
+      `Created the root client. client_id=${root.clientId} client_secret=${root.clientSecret} (shown once; keep it safe)`,
+    );
+  }
+  const tokens = await TokenService.open(db, config.tokenLifetimeSeconds);
+  const pool = new SandboxPool({});
+  const audit = new AuditLog(store);
+  const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
+  const server = createApp({
+    limits: requestLimits(config),
+    schema,
+    store,
+    clients,
+    tokens,
+    pool,
+    audit,
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  }).listen(config.port, config.host);
+  server.on('clientError', answerClientError);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    db,
+    store,
+    logger,
+    settled: async () => {
+      await audit.settled();
+      await store.statistics.settled();
+    },
+    close: async ({ graceMs = 0 } = {}) => {
+      await closeGracefully(server, graceMs);
+      await pool.close();
+      await audit.settled();
+      await store.statistics.settled();
+      if (!options.db) await db.close();
+    },
+  };
+}
+
+function openConfiguredDatabase(config: Config): Promise<Database> {
+  if (config.databaseUrl) {
+    return openDatabase({
+      url: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      idleTimeoutMs: config.databaseIdleTimeoutSeconds * 1000,
+    });
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  return openDatabase({ dataDir: config.dataDir });
+}
