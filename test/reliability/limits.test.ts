@@ -191,7 +191,9 @@ function limit(name: string): string {
 
 describe('the table of limits', () => {
   it('names every setting of runtime/server/config.ts that limits a request', () => {
-    const settings = new Set(readFileSync('runtime/server/config.ts', 'utf8').match(/GRAPHIR_\w+/g));
+    const settings = new Set(
+      readFileSync('runtime/server/config.ts', 'utf8').match(/GRAPHIR_\w+/g),
+    );
     const listed = LIMITS.flatMap((l) => l.setting.match(/GRAPHIR_\w+/g) ?? []);
     expect([...settings].filter((s) => !NOT_LIMITS.includes(s) && !listed.includes(s))).toEqual([]);
   });
