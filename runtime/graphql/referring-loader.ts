@@ -1,16 +1,16 @@
 /**
- * Reverse references for every parent of one GraphQL level in two SQL statements: a Patient
- * list's `DiagnosticReportList(_reference: subject)` asks once for the reports of all the
- * Patients, then once for which Patient each report points to, and each parent takes its own,
- * paged as it asked. Without this, a list of 50 Patients would cost 50 searches (N+1). With one
- * parent the second statement is not needed; different lists of one level run side by side.
+ * Reverse references for every parent of one GraphQL level at once: a Patient list's
+ * `DiagnosticReportList(_reference: subject)` asks the store once for the reports of all the
+ * Patients (store/referring-search.ts), and each parent takes its own, paged as it asked.
+ * Without this, a list of 50 Patients would cost 50 searches (N+1). Different lists of one level
+ * run side by side.
  */
 import DataLoader from 'dataloader';
-import type { SortKey } from '../store/search-query.js';
-import { searchResources, type SearchSource } from '../store/search-store.js';
-import { buildReferenceTargetsQuery } from '../store/search-sql.js';
-import type { SearchCriterion } from '../search/parse-search-arguments.js';
 import type { FhirResource } from '../model/fhir-resource.js';
+import type { SearchCriterion } from '../search/parse-search-arguments.js';
+import { searchReferring } from '../store/referring-search.js';
+import type { SortKey } from '../store/search-query.js';
+import type { SearchSource } from '../store/search-store.js';
 
 export interface ReferringRequest {
   readonly resourceType: string;
@@ -23,9 +23,6 @@ export interface ReferringRequest {
 /** Every match for the parent, in search order; the caller pages. */
 export type ReferringLoader = DataLoader<ReferringRequest, FhirResource[], string>;
 
-/** The most matches one batched search reads; beyond it, a parent's list is cut. */
-const BATCH_LIMIT = 10_000;
-
 export function createReferringLoader(source: SearchSource, projectId: string): ReferringLoader {
   return new DataLoader(
     async (requests) => {
@@ -34,79 +31,38 @@ export function createReferringLoader(source: SearchSource, projectId: string): 
         const key = groupKey(request);
         groups.set(key, [...(groups.get(key) ?? []), request]);
       }
-      const answers = new Map<string, FhirResource[]>();
-      const loaded = await Promise.all(
-        [...groups.values()].map((group) => loadGroup(source, projectId, group)),
+      const answers = await Promise.all(
+        [...groups.values()].map((group) => {
+          const { resourceType, code, criteria, sort } = group[0];
+          const targets = group.map((request) => request.target);
+          return searchReferring(source, projectId, {
+            resourceType,
+            code,
+            criteria,
+            sort,
+            targets,
+          });
+        }),
       );
-      for (const group of loaded) for (const [key, list] of group) answers.set(key, list);
-      return requests.map((request) => answers.get(requestKey(request)) ?? []);
+      const byRequest = new Map<string, FhirResource[]>();
+      [...groups.values()].forEach((group, i) => {
+        for (const request of group)
+          byRequest.set(requestKey(request), answers[i].get(targetKey(request)) ?? []);
+      });
+      return requests.map((request) => byRequest.get(requestKey(request)) ?? []);
     },
     { cacheKeyFn: requestKey },
   );
-}
-
-async function loadGroup(
-  source: SearchSource,
-  projectId: string,
-  group: readonly ReferringRequest[],
-): Promise<Map<string, FhirResource[]>> {
-  const { resourceType, code, criteria, sort } = group[0];
-  const values = group.map((r) => ({
-    type: 'reference' as const,
-    resourceType: r.target.resourceType,
-    id: r.target.id,
-  }));
-  const { matches } = await searchResources(source, projectId, resourceType, {
-    criteria: [...criteria, { code, values }],
-    count: BATCH_LIMIT,
-    offset: 0,
-    sort,
-    total: 'none',
-    summaryCount: false,
-    include: [],
-    revinclude: [],
-  });
-  // One parent (a single resource's reverse reference): every match points to it.
-  if (group.length === 1) return new Map([[requestKey(group[0]), [...matches]]]);
-  const links = matches.length
-    ? await source.db.query<{ id: string; target_type: string | null; target_id: string | null }>(
-        ...queryArgs(
-          buildReferenceTargetsQuery(
-            projectId,
-            resourceType,
-            code,
-            matches.map((m) => m.id!),
-          ),
-        ),
-        // One text whatever the ids (an array parameter).
-        { prepared: 'fixed' },
-      )
-    : { rows: [] };
-  const targetsOf = new Map<string, Set<string>>();
-  for (const row of links.rows) {
-    const set = targetsOf.get(row.id) ?? new Set<string>();
-    set.add(`${row.target_type}/${row.target_id}`);
-    targetsOf.set(row.id, set);
-  }
-  return new Map(
-    group.map((request) => {
-      const target = `${request.target.resourceType}/${request.target.id}`;
-      return [requestKey(request), matches.filter((m) => targetsOf.get(m.id!)?.has(target))];
-    }),
-  );
-}
-
-function queryArgs(query: {
-  text: string;
-  values: readonly unknown[];
-}): [string, readonly unknown[]] {
-  return [query.text, query.values];
 }
 
 function groupKey(request: ReferringRequest): string {
   return JSON.stringify([request.resourceType, request.code, request.criteria, request.sort]);
 }
 
+function targetKey(request: ReferringRequest): string {
+  return `${request.target.resourceType}/${request.target.id}`;
+}
+
 function requestKey(request: ReferringRequest): string {
-  return `${groupKey(request)}|${request.target.resourceType}/${request.target.id}`;
+  return `${groupKey(request)}|${targetKey(request)}`;
 }
