@@ -3,7 +3,7 @@
  * client, which creates projects.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Database } from '../store/database.js';
+import type { ClientStore } from '../store/client-store.js';
 import { Scopes } from './scopes.js';
 import { hashSecret, newSecret, verifySecret } from './secret-hash.js';
 
@@ -32,14 +32,6 @@ const SECRETS_CACHE_LIMIT = 10_000;
 
 export type ProjectSecrets = Readonly<Record<string, { name: string; valueString: string }>>;
 
-interface ClientRow {
-  id: string;
-  project_id: string | null;
-  secret_hash: string;
-  scope: string;
-  admin: boolean;
-}
-
 export class ClientRegistry {
   private readonly active = new Map<string, number>();
   private readonly projectSecrets = new Map<
@@ -49,11 +41,11 @@ export class ClientRegistry {
   /** A real hash to compare against when the client does not exist, so timing tells nothing. */
   private readonly decoy: Promise<string> = hashSecret(newSecret());
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly rows: ClientStore) {}
 
   async createProject(name: string): Promise<NewClient & { projectId: string }> {
     const projectId = randomUUID();
-    await this.db.query('INSERT INTO project (id, name) VALUES ($1, $2)', [projectId, name]);
+    await this.rows.insertProject(projectId, name);
     return {
       projectId,
       ...(await this.createClient(projectId, `${name} administrator`, FULL_ACCESS, true)),
@@ -69,20 +61,20 @@ export class ClientRegistry {
     const normalized = Scopes.parse(scope).toString();
     const clientId = `${randomBytes(12).toString('base64url')}`;
     const clientSecret = newSecret();
-    await this.db.query(
-      'INSERT INTO client (id, project_id, name, secret_hash, scope, admin) VALUES ($1, $2, $3, $4, $5, $6)',
-      [clientId, projectId, name, await hashSecret(clientSecret), normalized, admin],
-    );
+    await this.rows.insertClient({
+      id: clientId,
+      projectId,
+      name,
+      secretHash: await hashSecret(clientSecret),
+      scope: normalized,
+      admin,
+    });
     return { clientId, clientSecret };
   }
 
   /** The client when the secret is right; undefined otherwise, in about the same time either way. */
   async authenticate(clientId: string, secret: string): Promise<Client | undefined> {
-    const { rows } = await this.db.query<ClientRow>(
-      'SELECT id, project_id, secret_hash, scope, admin FROM client WHERE id = $1 AND deleted IS NULL',
-      [clientId],
-    );
-    const row = rows[0];
+    const row = await this.rows.client(clientId);
     const ok = await verifySecret(secret, row?.secret_hash ?? (await this.decoy));
     if (!row || !ok) return undefined;
     return {
@@ -97,12 +89,7 @@ export class ClientRegistry {
   async isActive(clientId: string): Promise<boolean> {
     const until = this.active.get(clientId);
     if (until !== undefined && until > Date.now()) return true;
-    const { rows } = await this.db.query(
-      'SELECT 1 FROM client WHERE id = $1 AND deleted IS NULL',
-      [clientId],
-      { prepared: 'fixed' },
-    );
-    if (rows.length === 0) {
+    if (!(await this.rows.clientExists(clientId))) {
       this.active.delete(clientId);
       return false;
     }
@@ -111,28 +98,19 @@ export class ClientRegistry {
   }
 
   async deleteClient(projectId: string, clientId: string): Promise<boolean> {
-    const { rows } = await this.db.query(
-      'UPDATE client SET deleted = now() WHERE id = $1 AND project_id = $2 AND deleted IS NULL RETURNING id',
-      [clientId, projectId],
-    );
+    const deleted = await this.rows.deleteClient(projectId, clientId);
     this.active.delete(clientId);
-    return rows.length > 0;
+    return deleted;
   }
 
-  async projectExists(projectId: string): Promise<boolean> {
-    const { rows } = await this.db.query('SELECT 1 FROM project WHERE id = $1', [projectId]);
-    return rows.length > 0;
+  projectExists(projectId: string): Promise<boolean> {
+    return this.rows.projectExists(projectId);
   }
 
   async setSecret(projectId: string, name: string, value: string): Promise<'created' | 'updated'> {
-    const { rows } = await this.db.query<{ inserted: boolean }>(
-      `INSERT INTO project_secret (project_id, name, value) VALUES ($1, $2, $3)
-       ON CONFLICT (project_id, name) DO UPDATE SET value = excluded.value, updated = now()
-       RETURNING (xmax = 0) AS inserted`,
-      [projectId, name, value],
-    );
+    const result = await this.rows.putSecret(projectId, name, value);
     this.projectSecrets.delete(projectId);
-    return rows[0].inserted ? 'created' : 'updated';
+    return result;
   }
 
   /** A project's secrets as bots see them: `{ name: { name, valueString } }`. */
@@ -151,11 +129,7 @@ export class ClientRegistry {
   }
 
   private async loadSecrets(projectId: string): Promise<ProjectSecrets> {
-    const { rows } = await this.db.query<{ name: string; value: string }>(
-      'SELECT name, value FROM project_secret WHERE project_id = $1 ORDER BY name',
-      [projectId],
-      { prepared: 'fixed' },
-    );
+    const rows = await this.rows.secrets(projectId);
     return Object.freeze(
       Object.fromEntries(
         rows.map((row) => [row.name, Object.freeze({ name: row.name, valueString: row.value })]),
@@ -172,25 +146,23 @@ export class ClientRegistry {
     id: string | undefined,
     secret: string | undefined,
   ): Promise<NewClient | undefined> {
+    const root = (clientId: string, secretHash: string) => ({
+      id: clientId,
+      projectId: null,
+      name: 'root',
+      secretHash,
+      scope: FULL_ACCESS,
+      admin: true,
+    });
     if (id && secret) {
-      const hash = await hashSecret(secret);
-      await this.db.query(
-        `INSERT INTO client (id, project_id, name, secret_hash, scope, admin) VALUES ($1, NULL, 'root', $2, $3, true)
-         ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, deleted = NULL WHERE client.project_id IS NULL`,
-        [id, hash, FULL_ACCESS],
-      );
+      await this.rows.putRootClient(root(id, await hashSecret(secret)));
       return undefined;
     }
-    const { rows } = await this.db.query(
-      'SELECT 1 FROM client WHERE project_id IS NULL AND deleted IS NULL LIMIT 1',
-    );
-    if (rows.length > 0) return undefined;
+    if (await this.rows.rootClientExists()) return undefined;
     const clientSecret = newSecret();
-    const { rows: inserted } = await this.db.query(
-      `INSERT INTO client (id, project_id, name, secret_hash, scope, admin) VALUES ($1, NULL, 'root', $2, $3, true)
-       ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [ROOT_ID, await hashSecret(clientSecret), FULL_ACCESS],
+    const inserted = await this.rows.insertClientIfAbsent(
+      root(ROOT_ID, await hashSecret(clientSecret)),
     );
-    return inserted.length > 0 ? { clientId: ROOT_ID, clientSecret } : undefined;
+    return inserted ? { clientId: ROOT_ID, clientSecret } : undefined;
   }
 }

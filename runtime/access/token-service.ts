@@ -13,13 +13,12 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
-import { type Database } from '../store/database.js';
+import type { SigningKeyStore } from '../store/signing-key-store.js';
 import { DatabaseUnavailableError } from '../store/database-errors.js';
 import { Scopes } from './scopes.js';
 
 const ALGORITHM = 'ES256';
 const ISSUER = 'graphir';
-const KEY_LOCK = 7_215_002;
 const CACHE_LIMIT = 10_000;
 const CACHE_SECONDS = 60;
 
@@ -47,33 +46,27 @@ export class TokenService {
   private readonly verified = new Map<string, AccessClaims>();
 
   private constructor(
-    private readonly db: Database,
+    private readonly store: SigningKeyStore,
     private keys: Key[],
     readonly lifetimeSeconds: number,
   ) {}
 
   /** Loads the signing keys, making the first one if the store has none. */
-  static async open(db: Database, lifetimeSeconds: number): Promise<TokenService> {
-    let keys = await loadKeys(db);
+  static async open(store: SigningKeyStore, lifetimeSeconds: number): Promise<TokenService> {
+    let keys = await loadKeys(store);
     if (keys.length === 0) {
-      await db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1)', [KEY_LOCK]);
-        const { rows } = await tx.query('SELECT 1 FROM signing_key LIMIT 1');
-        if (rows.length > 0) return;
+      await store.addFirst(async () => {
         const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
-        await tx.query(
-          'INSERT INTO signing_key (kid, algorithm, private_jwk, public_jwk) VALUES ($1, $2, $3::jsonb, $4::jsonb)',
-          [
-            randomUUID(),
-            ALGORITHM,
-            JSON.stringify(await exportJWK(privateKey)),
-            JSON.stringify(await exportJWK(publicKey)),
-          ],
-        );
+        return {
+          kid: randomUUID(),
+          algorithm: ALGORITHM,
+          privateJwk: await exportJWK(privateKey),
+          publicJwk: await exportJWK(publicKey),
+        };
       });
-      keys = await loadKeys(db);
+      keys = await loadKeys(store);
     }
-    return new TokenService(db, keys, lifetimeSeconds);
+    return new TokenService(store, keys, lifetimeSeconds);
   }
 
   async issue(
@@ -138,7 +131,7 @@ export class TokenService {
   private async publicKey(kid: string | undefined): Promise<KeyMaterial> {
     let key = this.keys.find((k) => k.kid === kid);
     if (!key && kid) {
-      this.keys = await loadKeys(this.db);
+      this.keys = await loadKeys(this.store);
       key = this.keys.find((k) => k.kid === kid);
     }
     if (!key) throw new InvalidTokenError('The access token was signed by an unknown key');
@@ -146,15 +139,12 @@ export class TokenService {
   }
 }
 
-async function loadKeys(db: Database): Promise<Key[]> {
-  const { rows } = await db.query<{ kid: string; private_jwk: JWK; public_jwk: JWK }>(
-    'SELECT kid, private_jwk, public_jwk FROM signing_key ORDER BY created DESC, kid',
-  );
+async function loadKeys(store: SigningKeyStore): Promise<Key[]> {
   return Promise.all(
-    rows.map(async (row) => ({
+    (await store.keys()).map(async (row) => ({
       kid: row.kid,
-      privateKey: await importJWK(row.private_jwk, ALGORITHM),
-      publicKey: await importJWK(row.public_jwk, ALGORITHM),
+      privateKey: await importJWK(row.privateJwk as JWK, ALGORITHM),
+      publicKey: await importJWK(row.publicJwk as JWK, ALGORITHM),
     })),
   );
 }

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Queryable } from '../store/database.js';
+import { databaseAnswers, type Queryable } from '../store/database.js';
 
 /**
  * `GET /healthz`: 200 when the server is ready — it is mounted only after start-up finished —
@@ -8,7 +8,7 @@ import type { Queryable } from '../store/database.js';
 export function healthRoutes(db: Queryable): Router {
   const router = new Router();
   router.get('/healthz', async (ctx) => {
-    await db.query('SELECT 1');
+    await databaseAnswers(db);
     ctx.body = { status: 'ok' };
   });
   return router;

@@ -16,7 +16,9 @@ import { closeGracefully } from './shutdown.js';
 import { type Database } from '../store/database.js';
 import { openDatabase } from '../store/open-database.js';
 import { migrate } from '../store/migrate.js';
+import { ClientStore } from '../store/client-store.js';
 import { ResourceStore } from '../store/resource-store.js';
+import { SigningKeyStore } from '../store/signing-key-store.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -54,7 +56,7 @@ export async function startServer(
   const store = new ResourceStore(db, [botIdentifierRule]);
   // Fresh statistics help the first searches; they need not delay readiness.
   store.statistics.analyzeInBackground();
-  const clients = new ClientRegistry(db);
+  const clients = new ClientRegistry(new ClientStore(db));
   const root = await clients.ensureRootClient(config.rootClientId, config.rootClientSecret);
   if (root) {
     // Printed once: the store keeps only the secret's hash.
@@ -62,7 +64,7 @@ export async function startServer(
       `Created the root client. client_id=${root.clientId} client_secret=${root.clientSecret} (shown once; keep it safe)`,
     );
   }
-  const tokens = await TokenService.open(db, config.tokenLifetimeSeconds);
+  const tokens = await TokenService.open(new SigningKeyStore(db), config.tokenLifetimeSeconds);
   const pool = new SandboxPool({});
   const audit = new AuditLog(store);
   const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });

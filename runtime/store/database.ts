@@ -59,3 +59,8 @@ export class TransactionEnd {
     }
   }
 }
+
+/** Resolves when the database answers a trivial statement. */
+export async function databaseAnswers(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
+}
