@@ -1,0 +1,68 @@
+/**
+ * What ends a bot's run other than its answer — an error it threw, its time or memory limit, a
+ * broken sandbox — as the outcome the worker reports.
+ */
+import { NoHandlerError } from './sandbox-glue.js';
+import type { WorkerOutcome } from './sandbox-types.js';
+
+export class Failure extends Error {
+  constructor(
+    readonly status: 'error' | 'timeout' | 'memory',
+    message: string = status,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A value the bot's code threw (dumped from the isolate) as a Failure. `nearMemoryLimit` tells
+ * whether a thrown `null` means memory ran out: QuickJS throws it when it cannot even allocate
+ * the out-of-memory error.
+ */
+export function failureOfThrown(
+  thrown: unknown,
+  filename: string | undefined,
+  nearMemoryLimit: () => boolean,
+): Failure {
+  const { name, message, stack } = describe(thrown);
+  if (name === 'InternalError' && /out of memory/i.test(message)) return new Failure('memory');
+  if (thrown === null && nearMemoryLimit()) return new Failure('memory');
+  if (name === 'SyntaxError' && filename !== undefined) {
+    const where = /\((.*?)\)|at (\S+)/.exec(stack)?.slice(1).find(Boolean);
+    return new Failure('error', `Syntax error in ${where ?? filename}: ${message}`);
+  }
+  return new Failure('error', message);
+}
+
+/** The outcome of a run that ended with `error`, once neither limit explains it. */
+export function outcomeOfError(error: unknown, console: string): WorkerOutcome {
+  if (error instanceof NoHandlerError) return { status: 'error', message: error.message, console };
+  if (!(error instanceof Failure)) {
+    const message = error instanceof Error ? error.message : String(error);
+    // V8's own stack limit, hit inside QuickJS before QuickJS's (the worker then retires).
+    if (error instanceof RangeError) return { status: 'error', message, console };
+    return { status: 'error', message: `The sandbox failed: ${message}`, console };
+  }
+  return error.status === 'error'
+    ? { status: 'error', message: error.message, console }
+    : { status: error.status, console };
+}
+
+function describe(thrown: unknown): { name?: string; message: string; stack: string } {
+  if (thrown && typeof thrown === 'object' && 'message' in thrown) {
+    const { name, message, stack } = thrown as Record<string, unknown>;
+    return {
+      name: typeof name === 'string' ? name : undefined,
+      message: String(message),
+      stack: typeof stack === 'string' ? stack : '',
+    };
+  }
+  if (typeof thrown === 'string') return { message: thrown, stack: '' };
+  let message: string;
+  try {
+    message = JSON.stringify(thrown) ?? String(thrown);
+  } catch {
+    message = String(thrown);
+  }
+  return { message, stack: '' };
+}

@@ -1,0 +1,230 @@
+/**
+ * The glue between a QuickJS isolate and its worker: finding the bot's handler, parsing the
+ * event, reading a returned Hl7Message, showing console arguments, settling `fhir` replies. It is
+ * host calls on the isolate's own functions, captured before any other code runs, so that a bot
+ * that replaces `JSON.parse` or `Reflect.get` changes nothing the glue uses; the little that must
+ * run inside as JavaScript is compiled on first use (sandbox-helpers.ts), since every isolate
+ * would compile it afresh.
+ */
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  VmCallResult,
+} from 'quickjs-emscripten';
+import { HL7_TEXT_SOURCE, REPLY_SOURCE, SHOW_SOURCE } from './sandbox-helpers.js';
+
+/** The value of a call into the isolate, or a throw of what it threw. */
+export type Check = (result: VmCallResult<QuickJSHandle>) => QuickJSHandle;
+
+/** The JavaScript compiled on first use (sandbox-helpers.ts). */
+const HELPERS = { show: SHOW_SOURCE, reply: REPLY_SOURCE, hl7Text: HL7_TEXT_SOURCE } as const;
+/** The global whose instances a bot returns as HL7 text. */
+export const HL7_CLASS = 'Hl7Message';
+const NO_HANDLER =
+  'The bot exports no handler: use "export async function handler(fhir, event)" or "exports.handler = async (fhir, event) => …"';
+
+/** What the glue calls in the isolate: its own functions, as they were before any code ran. */
+interface Originals {
+  readonly Error: QuickJSHandle;
+  readonly parse: QuickJSHandle;
+  readonly stringify: QuickJSHandle;
+  /** `Reflect.get`, to read the bot's objects. */
+  readonly get: QuickJSHandle;
+  readonly freeze: QuickJSHandle;
+  readonly Promise: QuickJSHandle;
+  /** `Promise.resolve`, called on `Promise`. */
+  readonly resolve: QuickJSHandle;
+}
+
+/** Thrown when the bot's exports hold no handler. */
+export class NoHandlerError extends Error {
+  constructor() {
+    super(NO_HANDLER);
+  }
+}
+
+export class IsolateGlue {
+  private readonly originals: Originals;
+  /** The helpers' functions, once compiled. */
+  private readonly helpers: Partial<Record<keyof typeof HELPERS, QuickJSHandle>> = {};
+  /** Lazy globals' values, by name, once a bot has read them. */
+  private readonly loaded = new Map<string, QuickJSHandle>();
+
+  /** Reads the originals: call before any other code runs in `vm`. */
+  constructor(
+    private readonly vm: QuickJSContext,
+    private readonly check: Check,
+  ) {
+    this.originals = captureOriginals(vm);
+  }
+
+  freeze(object: QuickJSHandle): void {
+    this.check(this.vm.callFunction(this.originals.freeze, this.vm.undefined, object)).dispose();
+  }
+
+  /** The handler: `exports` itself, its `handler`, its `default`, or `default.handler`. */
+  handlerOf(exports: QuickJSHandle): QuickJSHandle {
+    const { vm } = this;
+    if (vm.typeof(exports) === 'function') return exports.dup();
+    if (this.isObject(exports)) {
+      const handler = this.read(exports, 'handler');
+      if (vm.typeof(handler) === 'function') return handler;
+      handler.dispose();
+      using fallback = this.read(exports, 'default');
+      if (vm.typeof(fallback) === 'function') return fallback.dup();
+      if (this.isObject(fallback)) {
+        const inner = this.read(fallback, 'handler');
+        if (vm.typeof(inner) === 'function') return inner;
+        inner.dispose();
+      }
+    }
+    throw new NoHandlerError();
+  }
+
+  /** The event parsed by the isolate's own `JSON.parse`, and revived by `revive` if given. */
+  eventOf(eventJson: string, revive: QuickJSHandle | undefined): QuickJSHandle {
+    const { vm } = this;
+    using text = vm.newString(eventJson);
+    const event = this.check(vm.callFunction(this.originals.parse, vm.undefined, text));
+    if (!revive) return event;
+    using parsed = event;
+    return this.check(vm.callFunction(revive, vm.undefined, parsed));
+  }
+
+  /** As `await` would: a promise as it is, a thenable followed, anything else as its value. */
+  promiseOf(value: QuickJSHandle): QuickJSHandle {
+    const { Promise: promiseType, resolve } = this.originals;
+    return this.check(this.vm.callFunction(resolve, promiseType, value));
+  }
+
+  /** `value` as JSON text through the isolate's own `JSON.stringify`; undefined when it has none. */
+  jsonOf(value: QuickJSHandle): string | undefined {
+    using json = this.check(
+      this.vm.callFunction(this.originals.stringify, this.vm.undefined, value),
+    );
+    return this.vm.typeof(json) === 'string' ? this.vm.getString(json) : undefined;
+  }
+
+  /** The arguments of a `fhir` call as JSON text, or what `JSON.stringify` threw. */
+  argumentsJson(args: readonly QuickJSHandle[]): VmCallResult<QuickJSHandle> {
+    const { vm } = this;
+    using list = vm.newArray();
+    args.forEach((arg, index) => vm.setProp(list, index, arg));
+    return vm.callFunction(this.originals.stringify, vm.undefined, list);
+  }
+
+  /**
+   * `result`'s text if it is an `Hl7Message`: only a class the isolate has loaded can make one,
+   * `hl7Class` (a prelude's) or the lazy global once read.
+   */
+  hl7TextOf(result: QuickJSHandle, hl7Class: QuickJSHandle | undefined): string | undefined {
+    const type = hl7Class ?? this.loaded.get(HL7_CLASS);
+    if (!type || !this.isObject(result)) return undefined;
+    using text = this.check(this.callHelper('hl7Text', [type], result));
+    return this.vm.typeof(text) === 'string' ? this.vm.getString(text) : undefined;
+  }
+
+  /** A console argument as text; an error only when the time or memory limit ends the bot. */
+  show(value: QuickJSHandle): VmCallResult<QuickJSHandle> {
+    const { Error: errorType, stringify } = this.originals;
+    return this.callHelper('show', [errorType, stringify], value);
+  }
+
+  /** The reply's value resolves `deferred`; what the `reply` helper throws rejects it. */
+  settleReply(deferred: QuickJSDeferredPromise, replyJson: string): void {
+    const { vm } = this;
+    const { Error: errorType, parse } = this.originals;
+    using text = vm.newString(replyJson);
+    const settled = this.callHelper('reply', [errorType, parse], text);
+    if (settled.error) deferred.reject(settled.error);
+    else deferred.resolve(settled.value);
+    (settled.error ?? settled.value).dispose();
+  }
+
+  /**
+   * `globalThis[name]` is `source` evaluated on the first read, in global scope, then that value;
+   * until then it costs nothing. What the evaluation throws, the read throws.
+   */
+  defineLazy(name: string, source: string): void {
+    const { vm } = this;
+    vm.defineProp(vm.global, name, {
+      configurable: true,
+      get: () => {
+        let value = this.loaded.get(name);
+        if (!value) {
+          const evaluated = vm.evalCode(source, `${name}.js`);
+          // Thrown from a host function, a handle is thrown in the isolate as it is.
+          if (evaluated.error) throw evaluated.error;
+          value = evaluated.value;
+          this.loaded.set(name, value);
+        }
+        // The caller disposes what a host function returns.
+        return value.dup();
+      },
+    });
+  }
+
+  /** `globalThis[name]` if it is a function: read by trusted code, before the bot's runs. */
+  globalFunction(name: string): QuickJSHandle | undefined {
+    const value = this.vm.getProp(this.vm.global, name);
+    if (this.vm.typeof(value) === 'function') return value;
+    value.dispose();
+    return undefined;
+  }
+
+  /** `object[key]` through the original `Reflect.get`: a getter that throws is the bot's error. */
+  read(object: QuickJSHandle, key: string): QuickJSHandle {
+    using name = this.vm.newString(key);
+    return this.check(this.vm.callFunction(this.originals.get, this.vm.undefined, object, name));
+  }
+
+  dispose(): void {
+    const handles = [
+      ...Object.values(this.originals),
+      ...Object.values(this.helpers),
+      ...this.loaded.values(),
+    ];
+    for (const handle of handles) handle?.dispose();
+    this.loaded.clear();
+  }
+
+  private isObject(handle: QuickJSHandle): boolean {
+    return this.vm.typeof(handle) === 'object' && !this.vm.sameValue(handle, this.vm.null);
+  }
+
+  /** The helper `name`, compiled now (called with `args`) if not yet, called with `value`. */
+  private callHelper(
+    name: keyof typeof HELPERS,
+    args: readonly QuickJSHandle[],
+    value: QuickJSHandle,
+  ): VmCallResult<QuickJSHandle> {
+    const { vm } = this;
+    let helper = this.helpers[name];
+    if (!helper) {
+      const compiled = vm.evalCode(HELPERS[name], `${name}.js`);
+      if (compiled.error) return compiled;
+      using factory = compiled.value;
+      const made = vm.callFunction(factory, vm.undefined, ...args);
+      if (made.error) return made;
+      helper = this.helpers[name] = made.value;
+    }
+    return vm.callFunction(helper, vm.undefined, value);
+  }
+}
+
+function captureOriginals(vm: QuickJSContext): Originals {
+  using json = vm.getProp(vm.global, 'JSON');
+  using reflect = vm.getProp(vm.global, 'Reflect');
+  using object = vm.getProp(vm.global, 'Object');
+  const promise = vm.getProp(vm.global, 'Promise');
+  return {
+    Error: vm.getProp(vm.global, 'Error'),
+    parse: vm.getProp(json, 'parse'),
+    stringify: vm.getProp(json, 'stringify'),
+    get: vm.getProp(reflect, 'get'),
+    freeze: vm.getProp(object, 'freeze'),
+    Promise: promise,
+    resolve: vm.getProp(promise, 'resolve'),
+  };
+}
