@@ -1,5 +1,5 @@
 /**
- * The compact form in which `npm run generate` writes the GraphQL schema (generated/graphql/*.ts):
+ * The compact form in which `npm run generate` writes the GraphQL schema (generated/graphql/*.json):
  * one piece per resource type or datatype. The same pieces are printed as SDL at generation time
  * and built into the executable schema at start-up, so the two cannot disagree.
  *
@@ -48,6 +48,12 @@ export interface DirectiveData {
   readonly arguments: readonly ArgumentData[];
 }
 
+/** Fields a piece adds to an object type, defined by it or by another piece: `extend type Patient`. */
+export interface ExtensionData {
+  readonly type: string;
+  readonly fields: readonly FieldData[];
+}
+
 export interface SchemaPiece {
   /** The resource type or datatype this piece was generated for, or `schema` for the shared part. */
   readonly name: string;
@@ -59,6 +65,12 @@ export interface SchemaPiece {
   /** Directives used on query fields (`@flatten`), declared so that validation accepts them. */
   readonly directives?: readonly DirectiveData[];
   readonly argumentSets?: Readonly<Record<string, readonly ArgumentData[]>>;
+  /**
+   * Fields that come from this piece's search parameters but belong to other types: Condition's
+   * `ConditionList` on Patient. Kept with their source, so that a change to Condition's search
+   * parameters changes Condition's files only.
+   */
+  readonly extensions?: readonly ExtensionData[];
   readonly query?: readonly FieldData[];
   readonly mutation?: readonly FieldData[];
 }
