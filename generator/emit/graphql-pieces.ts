@@ -114,20 +114,6 @@ function resourcePiece(
   const { name } = resource;
   const types = [resource, ...resource.backbones];
   const referenceParameters = resource.searchParameters.filter((p) => p.type === 'reference');
-  const reverseFields: FieldData[] = resource.reverseReferences.flatMap(({ source }) => [
-    [
-      `${source}List`,
-      `[${source}]`,
-      `${source} resources that refer to this ${name}`,
-      `${source}.reverse`,
-    ],
-    [
-      `${source}Connection`,
-      names.connection(source),
-      `${source} resources that refer to this ${name}, paged`,
-      `${source}.reverseConnection`,
-    ],
-  ]);
   const [root, ...backbones] = types.map((t) => outputObject(t, scalars));
   const search: ArgumentData[] = [
     ...PAGING,
@@ -149,7 +135,7 @@ function resourcePiece(
     objects: [
       {
         ...root,
-        fields: [['resourceType', 'String', 'Always ' + name], ...root.fields, ...reverseFields],
+        fields: [['resourceType', 'String', 'Always ' + name], ...root.fields],
       },
       ...backbones,
       connectionObject(name),
@@ -209,6 +195,23 @@ function resourcePiece(
       [`${name}Update`, name, `Replaces a ${name}`, `${name}.update`],
       [`${name}Delete`, OPERATION_OUTCOME, `Deletes a ${name}`, 'id'],
     ],
+    extensions: resource.referenceTargets.map(({ target }) => ({
+      type: target,
+      fields: [
+        [
+          `${name}List`,
+          `[${name}]`,
+          `${name} resources that refer to this ${target}`,
+          `${name}.reverse`,
+        ],
+        [
+          `${name}Connection`,
+          names.connection(name),
+          `${name} resources that refer to this ${target}, paged`,
+          `${name}.reverseConnection`,
+        ],
+      ],
+    })),
   };
 }
 
