@@ -1,13 +1,12 @@
 /**
  * Writes each schema piece twice: as data the runtime builds the schema from
- * (`generated/graphql/Patient.ts`) and as SDL printed by graphql's printer from that very schema
+ * (`generated/graphql/Patient.json`) and as SDL printed by graphql's printer from that very schema
  * (`generated/graphql/Patient.graphql`), for people to read and diff. The SDL files together form
  * the whole schema; `generated/graphql/index.ts` lists the pieces.
  */
 import {
   GraphQLObjectType,
   GraphQLSchema,
-  lexicographicSortSchema,
   printSchema,
   printType,
   type GraphQLFieldConfigMap,
@@ -22,7 +21,7 @@ import { buildSchemaPieces } from './graphql-pieces.js';
 export function emitGraphQL(ir: SpecIR): GeneratedFile[] {
   const pieces = buildSchemaPieces(ir);
   const sources = sourcesByPiece(ir);
-  const schema = lexicographicSortSchema(buildSchemaFromPieces(pieces));
+  const schema = buildSchemaFromPieces(pieces);
   const print = createPiecePrinter(schema);
   const files = pieces.flatMap((piece) => {
     const from = sources.get(piece.name) ?? allSources(ir);
@@ -51,9 +50,12 @@ function indexFile(pieces: readonly SchemaPiece[], sources: readonly string[]): 
 /**
  * Prints the types a piece defines, sorted, then its root fields as `extend type Query` and
  * `extend type Mutation`, then the fields it adds to other types as `extend type T`, sorted by T.
- * The shared piece declares the root types and the directives.
+ * The shared piece declares the root types and the directives, sorted. A type's fields and
+ * arguments keep the schema's order, which follows the StructureDefinition; the fields of an
+ * `extend type`, which have no such order, are sorted.
  */
 function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => string {
+  const directives = sortedBy(schema.getDirectives(), (d) => d.name);
   const fieldsByType = new Map<string, GraphQLFieldConfigMap<unknown, unknown>>();
   // An object type's fields come from several pieces: each piece prints the ones it holds.
   const printObject = (name: string, picked: readonly FieldData[], description?: string) => {
@@ -62,11 +64,11 @@ function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => stri
       all = (schema.getType(name) as GraphQLObjectType).toConfig().fields;
       fieldsByType.set(name, all);
     }
-    const fields = Object.fromEntries(sortedBy(picked, ([n]) => n).map(([n]) => [n, all[n]]));
+    const fields = Object.fromEntries(picked.map(([n]) => [n, all[n]]));
     return printType(new GraphQLObjectType({ name, description, fields }));
   };
   const extend = (name: string, fields: readonly FieldData[]) =>
-    fields.length === 0 ? [] : [`extend ${printObject(name, fields)}`];
+    fields.length === 0 ? [] : ['extend ' + printObject(name, sortedBy(fields, fieldName))];
   return (piece) => {
     const objects = new Map((piece.objects ?? []).map((o) => [o.name, o]));
     const typeNames = [
@@ -77,9 +79,7 @@ function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => stri
       piece.inputs,
     ].flatMap((list) => (list ?? []).map((t) => t.name));
     const blocks = [
-      ...(piece.directives?.length
-        ? [printSchema(new GraphQLSchema({ directives: schema.getDirectives() })).trim()]
-        : []),
+      ...(piece.directives?.length ? [printSchema(new GraphQLSchema({ directives })).trim()] : []),
       ...(piece.name === 'schema' ? ['type Query', 'type Mutation'] : []),
       ...sortedBy(typeNames, (n) => n).map((name) => {
         const object = objects.get(name);
@@ -94,6 +94,10 @@ function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => stri
     ];
     return blocks.join('\n\n') + '\n';
   };
+}
+
+function fieldName([name]: FieldData): string {
+  return name;
 }
 
 function sourcesByPiece(ir: SpecIR): Map<string, readonly string[]> {

@@ -114,6 +114,35 @@ describe('reverse-reference fields', () => {
 });
 
 describe('SDL order', () => {
+  it('keeps a type’s elements in StructureDefinition order, each primitive’s _x after it', async () => {
+    const patient = (await sdlBlocks('graphql/Patient.graphql')).find(
+      ([kind, name]) => kind === Kind.OBJECT_TYPE_DEFINITION && name === 'Patient',
+    );
+    expect(patient?.[2]).toStrictEqual([
+      'resourceType',
+      'id',
+      'language',
+      '_language',
+      'contained',
+      'extension',
+      'modifierExtension',
+      'identifier',
+      'active',
+      '_active',
+      'name',
+      'gender',
+      '_gender',
+      'birthDate',
+      '_birthDate',
+      'deceasedBoolean',
+      '_deceasedBoolean',
+      'deceasedDateTime',
+      '_deceasedDateTime',
+      'contact',
+      'link',
+    ]);
+  });
+
   it('sorts the types it adds, and the root fields', async () => {
     const blocks = await sdlBlocks('graphql/Patient.graphql');
     expect(blocks.map(([kind, name]) => `${kind} ${name}`)).toStrictEqual([
