@@ -123,8 +123,9 @@ function resourcePiece(
       `${modifier ? `${code}:${modifier}` : code} — ${firstLine(resource.searchParameters.find((p) => p.code === code)!.description)}`,
     ]),
   ];
-  // Reverse-reference fields repeat on every type a reference can point to: described once, on
-  // the enum of `_reference`, so that the printed SDL keeps each field on one line.
+  // Reverse-reference fields repeat on every type a reference can point to, so their arguments
+  // are not described in each copy: `_reference` is described on its enum, the search arguments
+  // on the root `TList`.
   const reverse: ArgumentData[] = [
     ['_reference', `${names.referenceParameter(name)}!`],
     ...PAGING.map(([arg, type]): ArgumentData => [arg, type]),

@@ -1,9 +1,11 @@
 /**
  * How generated files read in a diff: a resource type's reverse-reference fields (`WidgetList`
  * on every type Widget's reference parameters can point to) live in that resource type's files, so
- * that a change to its search parameters changes its files only.
+ * that a change to its search parameters changes its files only; the SDL keeps each type's
+ * elements in StructureDefinition order and breaks long lines as prettier does.
  */
-import { Kind, parse, type DefinitionNode } from 'graphql';
+import { Kind, Lexer, parse, Source, TokenKind, type DefinitionNode } from 'graphql';
+import { resolveConfig } from 'prettier';
 import { describe, expect, it } from 'vitest';
 import type { GeneratedFile } from '../../generator/emit/generated-file.js';
 import { emitters, generate } from '../../generator/generate.js';
@@ -164,6 +166,35 @@ describe('SDL order', () => {
     expect(mutation[2]).toStrictEqual(['PatientCreate', 'PatientDelete', 'PatientUpdate']);
   });
 });
+
+describe('SDL line width', () => {
+  it('keeps every line that holds syntax within prettier’s printWidth', async () => {
+    const { printWidth } = (await resolveConfig('package.json'))!;
+    const sdl = files.filter((file) => file.path.endsWith('.graphql'));
+    const long = await Promise.all(
+      sdl.map(async (file) => [
+        file.path,
+        syntaxLinesLongerThan(await renderFile(file), printWidth!),
+      ]),
+    );
+    expect(long.filter(([, lines]) => lines.length > 0)).toStrictEqual([]);
+  });
+});
+
+const DESCRIPTIONS = new Set([TokenKind.BLOCK_STRING, TokenKind.STRING]);
+
+/** Lines past `width` that hold a token other than a description: those could have been broken. */
+function syntaxLinesLongerThan(sdl: string, width: number): string[] {
+  const lines = sdl.split('\n');
+  const long = new Set<string>();
+  const lexer = new Lexer(new Source(sdl));
+  // The lexer skips comments, such as the do-not-edit header.
+  for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+    const line = lines[token.line - 1];
+    if (line.length > width && !DESCRIPTIONS.has(token.kind)) long.add(line);
+  }
+  return [...long];
+}
 
 /** The fixture spec with one search parameter changed, still read from the same file. */
 function withSearchParameter(id: string, change: Partial<SearchParameter>): Spec {
