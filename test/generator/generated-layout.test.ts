@@ -116,7 +116,7 @@ describe('reverse-reference fields', () => {
 });
 
 describe('SDL order', () => {
-  it('keeps a type’s elements in StructureDefinition order, each primitive’s _x after it', async () => {
+  it('keeps a type’s elements in StructureDefinition order, a primitive’s _x after it', async () => {
     const patient = (await sdlBlocks('graphql/Patient.graphql')).find(
       ([kind, name]) => kind === Kind.OBJECT_TYPE_DEFINITION && name === 'Patient',
     );
