@@ -1,6 +1,6 @@
 /**
- * Puts the do-not-edit header on each generated file, formats TypeScript with the pinned
- * prettier, and writes generated/ — or, with `check`, compares and lists what is stale.
+ * Puts the do-not-edit header on each generated file, formats it with the pinned prettier, and
+ * writes generated/ — or, with `check`, compares and lists what is stale.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,10 +28,11 @@ export async function renderFile(file: GeneratedFile): Promise<string> {
       parser: 'json',
     });
   }
-  const comment = file.path.endsWith('.ts') ? '//' : '#';
-  const text = `${header.map((line) => `${comment} ${line}`).join('\n')}\n\n${file.content.replace(/\r\n/g, '\n')}`;
-  if (!file.path.endsWith('.ts')) return text.endsWith('\n') ? text : `${text}\n`;
-  return format(text, { ...options, parser: 'typescript' });
+  const typescript = file.path.endsWith('.ts');
+  const comment = typescript ? '//' : '#';
+  const text = `${header.map((line) => `${comment} ${line}`).join('\n')}\n\n${file.content}`;
+  // GraphQL too: graphql-js's printer puts a field's arguments on one line, however many.
+  return format(text, { ...options, parser: typescript ? 'typescript' : 'graphql' });
 }
 
 export async function writeGenerated(

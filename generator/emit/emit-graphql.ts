@@ -1,19 +1,18 @@
 /**
  * Writes each schema piece twice: as data the runtime builds the schema from
- * (`generated/graphql/Patient.ts`) and as SDL printed by graphql's printer from that very schema
+ * (`generated/graphql/Patient.json`) and as SDL printed by graphql's printer from that very schema
  * (`generated/graphql/Patient.graphql`), for people to read and diff. The SDL files together form
  * the whole schema; `generated/graphql/index.ts` lists the pieces.
  */
 import {
   GraphQLObjectType,
   GraphQLSchema,
-  lexicographicSortSchema,
   printSchema,
   printType,
   type GraphQLFieldConfigMap,
 } from 'graphql';
 import { buildSchemaFromPieces } from '../../runtime/model/build-schema-from-pieces.js';
-import type { SchemaPiece } from '../../runtime/model/schema-piece.js';
+import type { FieldData, SchemaPiece } from '../../runtime/model/schema-piece.js';
 import type { SpecIR } from '../ir/ir-types.js';
 import { sortedBy } from '../ir/naming.js';
 import { jsonFile, jsonIndexFile, type GeneratedFile } from './generated-file.js';
@@ -22,7 +21,7 @@ import { buildSchemaPieces } from './graphql-pieces.js';
 export function emitGraphQL(ir: SpecIR): GeneratedFile[] {
   const pieces = buildSchemaPieces(ir);
   const sources = sourcesByPiece(ir);
-  const schema = lexicographicSortSchema(buildSchemaFromPieces(pieces));
+  const schema = buildSchemaFromPieces(pieces);
   const print = createPiecePrinter(schema);
   const files = pieces.flatMap((piece) => {
     const from = sources.get(piece.name) ?? allSources(ir);
@@ -49,23 +48,29 @@ function indexFile(pieces: readonly SchemaPiece[], sources: readonly string[]): 
 }
 
 /**
- * Prints the types a piece defines, sorted, then its root fields as `extend type Query`. The
- * shared piece declares the root types and the directives.
+ * Prints the types a piece defines, sorted, then its root fields as `extend type Query` and
+ * `extend type Mutation`, then the fields it adds to other types as `extend type T`, sorted by T.
+ * The shared piece declares the root types and the directives, sorted. A type's fields and
+ * arguments keep the schema's order, which follows the StructureDefinition; the fields of an
+ * `extend type`, which have no such order, are sorted.
  */
 function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => string {
-  const rootFields = (type: GraphQLObjectType | null | undefined) => type!.toConfig().fields;
-  const query = rootFields(schema.getQueryType());
-  const mutation = rootFields(schema.getMutationType());
-  const extend = (
-    name: string,
-    all: GraphQLFieldConfigMap<unknown, unknown>,
-    picked: readonly string[],
-  ) => {
-    if (picked.length === 0) return [];
-    const fields = Object.fromEntries(sortedBy(picked, (n) => n).map((n) => [n, all[n]]));
-    return [`extend ${printType(new GraphQLObjectType({ name, fields }))}`];
+  const directives = sortedBy(schema.getDirectives(), (d) => d.name);
+  const fieldsByType = new Map<string, GraphQLFieldConfigMap<unknown, unknown>>();
+  // An object type's fields come from several pieces: each piece prints the ones it holds.
+  const printObject = (name: string, picked: readonly FieldData[], description?: string) => {
+    let all = fieldsByType.get(name);
+    if (!all) {
+      all = (schema.getType(name) as GraphQLObjectType).toConfig().fields;
+      fieldsByType.set(name, all);
+    }
+    const fields = Object.fromEntries(picked.map(([n]) => [n, all[n]]));
+    return printType(new GraphQLObjectType({ name, description, fields }));
   };
+  const extend = (name: string, fields: readonly FieldData[]) =>
+    fields.length === 0 ? [] : ['extend ' + printObject(name, sortedBy(fields, fieldName))];
   return (piece) => {
+    const objects = new Map((piece.objects ?? []).map((o) => [o.name, o]));
     const typeNames = [
       piece.scalars,
       piece.enums,
@@ -74,24 +79,25 @@ function createPiecePrinter(schema: GraphQLSchema): (piece: SchemaPiece) => stri
       piece.inputs,
     ].flatMap((list) => (list ?? []).map((t) => t.name));
     const blocks = [
-      ...(piece.directives?.length
-        ? [printSchema(new GraphQLSchema({ directives: schema.getDirectives() })).trim()]
-        : []),
+      ...(piece.directives?.length ? [printSchema(new GraphQLSchema({ directives })).trim()] : []),
       ...(piece.name === 'schema' ? ['type Query', 'type Mutation'] : []),
-      ...sortedBy(typeNames, (n) => n).map((name) => printType(schema.getType(name)!)),
-      ...extend(
-        'Query',
-        query,
-        (piece.query ?? []).map(([name]) => name),
-      ),
-      ...extend(
-        'Mutation',
-        mutation,
-        (piece.mutation ?? []).map(([name]) => name),
-      ),
+      ...sortedBy(typeNames, (n) => n).map((name) => {
+        const object = objects.get(name);
+        const type = schema.getType(name)!;
+        return object
+          ? printObject(name, object.fields, type.description ?? undefined)
+          : printType(type);
+      }),
+      ...extend('Query', piece.query ?? []),
+      ...extend('Mutation', piece.mutation ?? []),
+      ...sortedBy(piece.extensions ?? [], (e) => e.type).flatMap((e) => extend(e.type, e.fields)),
     ];
     return blocks.join('\n\n') + '\n';
   };
+}
+
+function fieldName([name]: FieldData): string {
+  return name;
 }
 
 function sourcesByPiece(ir: SpecIR): Map<string, readonly string[]> {

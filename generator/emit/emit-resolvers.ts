@@ -1,6 +1,7 @@
 /**
  * Resolver wiring per resource type and datatype (generated/resolvers/): which runtime resolver
  * serves each field that needs one. Fields that only read a property of their parent need none.
+ * A resource type's reverse-reference fields are wired in its own file, whichever type they are on.
  */
 import type { ResolverDescriptor, ResolverWiring } from '../../runtime/model/resolver-wiring.js';
 import type { ComplexTypeIR, ResourceIR, SpecIR } from '../ir/ir-types.js';
@@ -46,13 +47,7 @@ export function emitResolvers(ir: SpecIR): GeneratedFile[] {
 
 function wireResource(resource: ResourceIR): ResolverWiring {
   const { name: resourceType } = resource;
-  const own = wireTypes([resource, ...resource.backbones]);
-  const reverse: Record<string, ResolverDescriptor> = {};
-  for (const { source } of resource.reverseReferences) {
-    reverse[`${source}List`] = { kind: 'reverseSearch', resourceType: source };
-    reverse[`${source}Connection`] = { kind: 'reverseConnection', resourceType: source };
-  }
-  return {
+  const wiring: Record<string, Record<string, ResolverDescriptor>> = {
     Query: {
       [resourceType]: { kind: 'read', resourceType },
       [`${resourceType}List`]: { kind: 'search', resourceType },
@@ -63,9 +58,16 @@ function wireResource(resource: ResourceIR): ResolverWiring {
       [`${resourceType}Update`]: { kind: 'update', resourceType },
       [`${resourceType}Delete`]: { kind: 'delete', resourceType },
     },
-    ...own,
-    [resourceType]: { ...own[resourceType], ...reverse },
+    ...wireTypes([resource, ...resource.backbones]),
   };
+  for (const { target } of resource.referenceTargets) {
+    wiring[target] = {
+      ...wiring[target],
+      [`${resourceType}List`]: { kind: 'reverseSearch', resourceType },
+      [`${resourceType}Connection`]: { kind: 'reverseConnection', resourceType },
+    };
+  }
+  return wiring;
 }
 
 /** Filtered repeating elements, and Reference.resource. */

@@ -114,20 +114,6 @@ function resourcePiece(
   const { name } = resource;
   const types = [resource, ...resource.backbones];
   const referenceParameters = resource.searchParameters.filter((p) => p.type === 'reference');
-  const reverseFields: FieldData[] = resource.reverseReferences.flatMap(({ source }) => [
-    [
-      `${source}List`,
-      `[${source}]`,
-      `${source} resources that refer to this ${name}`,
-      `${source}.reverse`,
-    ],
-    [
-      `${source}Connection`,
-      names.connection(source),
-      `${source} resources that refer to this ${name}, paged`,
-      `${source}.reverseConnection`,
-    ],
-  ]);
   const [root, ...backbones] = types.map((t) => outputObject(t, scalars));
   const search: ArgumentData[] = [
     ...PAGING,
@@ -137,8 +123,9 @@ function resourcePiece(
       `${modifier ? `${code}:${modifier}` : code} — ${firstLine(resource.searchParameters.find((p) => p.code === code)!.description)}`,
     ]),
   ];
-  // Reverse-reference fields repeat on every type a reference can point to: described once, on
-  // the enum of `_reference`, so that the printed SDL keeps each field on one line.
+  // Reverse-reference fields repeat on every type a reference can point to, so their arguments
+  // are not described in each copy: `_reference` is described on its enum, the search arguments
+  // on the root `TList`.
   const reverse: ArgumentData[] = [
     ['_reference', `${names.referenceParameter(name)}!`],
     ...PAGING.map(([arg, type]): ArgumentData => [arg, type]),
@@ -149,7 +136,7 @@ function resourcePiece(
     objects: [
       {
         ...root,
-        fields: [['resourceType', 'String', 'Always ' + name], ...root.fields, ...reverseFields],
+        fields: [['resourceType', 'String', 'Always ' + name], ...root.fields],
       },
       ...backbones,
       connectionObject(name),
@@ -209,6 +196,23 @@ function resourcePiece(
       [`${name}Update`, name, `Replaces a ${name}`, `${name}.update`],
       [`${name}Delete`, OPERATION_OUTCOME, `Deletes a ${name}`, 'id'],
     ],
+    extensions: resource.referenceTargets.map(({ target }) => ({
+      type: target,
+      fields: [
+        [
+          `${name}List`,
+          `[${name}]`,
+          `${name} resources that refer to this ${target}`,
+          `${name}.reverse`,
+        ],
+        [
+          `${name}Connection`,
+          names.connection(name),
+          `${name} resources that refer to this ${target}, paged`,
+          `${name}.reverseConnection`,
+        ],
+      ],
+    })),
   };
 }
 

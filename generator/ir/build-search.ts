@@ -6,7 +6,7 @@
  */
 import type { SearchType } from '../../runtime/model/search-definition.js';
 import type { SearchParameter } from '../load/spec-types.js';
-import type { ReverseReferenceIR, SearchArgumentIR, SearchParameterIR } from './ir-types.js';
+import type { ReferenceTargetIR, SearchArgumentIR, SearchParameterIR } from './ir-types.js';
 import { sortedBy, toArgumentName } from './naming.js';
 import { expressionForBase } from './search-expression.js';
 
@@ -54,7 +54,7 @@ export interface ResourceLineage {
 export interface ResourceSearch {
   readonly searchParameters: readonly SearchParameterIR[];
   readonly searchArguments: readonly SearchArgumentIR[];
-  readonly reverseReferences: readonly ReverseReferenceIR[];
+  readonly referenceTargets: readonly ReferenceTargetIR[];
   /** spec/ files holding these parameters. */
   readonly sources: readonly string[];
 }
@@ -100,14 +100,13 @@ export function buildSearch(
     }
   }
 
-  const reverse = buildReverseReferences(byResource, known);
   return {
     forResource(type) {
       const searchParameters = sortedBy(byResource.get(type)!.values(), (p) => p.code);
       return {
         searchParameters,
         searchArguments: buildArguments(type, searchParameters),
-        reverseReferences: reverse.get(type) ?? [],
+        referenceTargets: referenceTargets(searchParameters),
         sources: sortedBy(sources.get(type)!, (s) => s),
       };
     },
@@ -199,31 +198,18 @@ function buildArguments(
   return sortedBy(args.values(), (a) => a.name);
 }
 
-function buildReverseReferences(
-  byResource: ReadonlyMap<string, ReadonlyMap<string, SearchParameterIR>>,
-  known: ReadonlySet<string>,
-): Map<string, ReverseReferenceIR[]> {
-  const pointing = new Map<string, Map<string, string[]>>();
-  for (const [source, parameters] of byResource) {
-    for (const parameter of parameters.values()) {
-      if (parameter.type !== 'reference') continue;
-      for (const target of parameter.targets.filter((t) => known.has(t))) {
-        const sources = pointing.get(target) ?? new Map<string, string[]>();
-        sources.set(source, [...(sources.get(source) ?? []), parameter.code]);
-        pointing.set(target, sources);
-      }
-    }
+/**
+ * The types the reference parameters can point to, each with the codes of those that can (sorted,
+ * as `parameters` is).
+ */
+function referenceTargets(parameters: readonly SearchParameterIR[]): ReferenceTargetIR[] {
+  const byTarget = new Map<string, string[]>();
+  for (const { type, code, targets } of parameters) {
+    if (type !== 'reference') continue;
+    for (const target of targets) byTarget.set(target, [...(byTarget.get(target) ?? []), code]);
   }
-  const reverse = new Map<string, ReverseReferenceIR[]>();
-  for (const [target, sources] of pointing) {
-    const references = [...sources].map(([source, codes]) => ({
-      source,
-      parameters: sortedBy(codes, (c) => c),
-    }));
-    reverse.set(
-      target,
-      sortedBy(references, (r) => r.source),
-    );
-  }
-  return reverse;
+  return sortedBy(
+    [...byTarget].map(([target, codes]) => ({ target, parameters: codes })),
+    (r) => r.target,
+  );
 }

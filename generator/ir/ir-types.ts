@@ -85,8 +85,11 @@ export interface ResourceIR extends ComplexTypeIR {
   readonly searchParameters: readonly SearchParameterIR[];
   /** How each search argument name maps to a parameter, sorted by argument name. */
   readonly searchArguments: readonly SearchArgumentIR[];
-  /** Resource types with a reference search parameter that can point here, sorted by source. */
-  readonly reverseReferences: readonly ReverseReferenceIR[];
+  /**
+   * Resource types its reference search parameters can point to, sorted by target: each gets this
+   * type's reverse-reference fields (Condition's `ConditionList` on Patient).
+   */
+  readonly referenceTargets: readonly ReferenceTargetIR[];
 }
 
 export interface SearchParameterIR {
@@ -113,9 +116,9 @@ export interface SearchArgumentIR {
   readonly modifier?: string;
 }
 
-export interface ReverseReferenceIR {
-  /** The resource type that points here: `Condition` for Patient's `ConditionList`. */
-  readonly source: string;
-  /** Codes of the source's reference parameters that can target this type, sorted. */
+export interface ReferenceTargetIR {
+  /** A resource type the references can point to: `Patient` for Condition's `subject`. */
+  readonly target: string;
+  /** Codes of the reference parameters that can point to it, sorted. */
   readonly parameters: readonly string[];
 }

@@ -2,6 +2,7 @@
  * Builds a GraphQLSchema from generated schema pieces without parsing SDL: the whole of R4 has
  * about 300,000 arguments once every reverse-reference field is counted, and parsing that much
  * SDL alone takes longer than our start-up budget. Argument sets are built once and shared.
+ * A piece's extensions join the type they extend, after its own fields.
  */
 import {
   DirectiveLocation,
@@ -39,6 +40,7 @@ export function buildSchemaFromPieces(
     if (named.has(type.name)) throw new Error(`The GraphQL type ${type.name} is defined twice`);
     named.set(type.name, type);
   };
+  const extensions = extensionFields(pieces);
 
   for (const piece of pieces) {
     for (const scalar of piece.scalars ?? []) {
@@ -60,7 +62,8 @@ export function buildSchemaFromPieces(
         new GraphQLObjectType({
           name: data.name,
           description: data.description,
-          fields: () => outputFields(data.fields, typeOf),
+          fields: () =>
+            outputFields(data.name, [...data.fields, ...(extensions.get(data.name) ?? [])], typeOf),
         }),
       );
     }
@@ -74,10 +77,19 @@ export function buildSchemaFromPieces(
       );
     }
   }
+  for (const piece of pieces) {
+    for (const { type } of piece.extensions ?? []) {
+      if (!(named.get(type) instanceof GraphQLObjectType)) {
+        throw new Error(
+          `The piece ${piece.name} extends ${type}, which is not an object type of the schema`,
+        );
+      }
+    }
+  }
 
   const rootFields = (key: 'query' | 'mutation') => pieces.flatMap((piece) => piece[key] ?? []);
   const root = (name: string, fields: readonly FieldData[]) =>
-    new GraphQLObjectType({ name, fields: () => outputFields(fields, typeOf) });
+    new GraphQLObjectType({ name, fields: () => outputFields(name, fields, typeOf) });
   const query = root('Query', rootFields('query'));
   const mutation = root('Mutation', rootFields('mutation'));
   const directives = pieces
@@ -131,6 +143,8 @@ function shareArgumentSets(
   for (const piece of pieces) {
     for (const data of piece.objects ?? [])
       patch(schema.getType(data.name) as GraphQLObjectType, data.fields);
+    for (const data of piece.extensions ?? [])
+      patch(schema.getType(data.type) as GraphQLObjectType, data.fields);
   }
   patch(
     roots[0],
@@ -142,12 +156,29 @@ function shareArgumentSets(
   );
 }
 
+/** Each type's extension fields, in piece order. */
+function extensionFields(pieces: readonly SchemaPiece[]): Map<string, FieldData[]> {
+  const byType = new Map<string, FieldData[]>();
+  for (const piece of pieces) {
+    for (const { type, fields } of piece.extensions ?? []) {
+      const list = byType.get(type) ?? [];
+      list.push(...fields);
+      byType.set(type, list);
+    }
+  }
+  return byType;
+}
+
 function outputFields(
+  typeName: string,
   fields: readonly FieldData[],
   typeOf: (ref: string) => GraphQLType,
 ): GraphQLFieldConfigMap<unknown, unknown> {
   const config: GraphQLFieldConfigMap<unknown, unknown> = {};
   for (const [name, type, description] of fields) {
+    // A type's fields can come from several pieces: one must not silently replace another.
+    if (Object.hasOwn(config, name))
+      throw new Error(`The field ${typeName}.${name} is defined twice`);
     config[name] = { type: typeOf(type) as never, description };
   }
   return config;

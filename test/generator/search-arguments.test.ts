@@ -1,5 +1,5 @@
 /**
- * GraphQL search arguments (snake_case, modifiers as suffixes) and reverse references in the IR
+ * GraphQL search arguments (snake_case, modifiers as suffixes) and reference targets in the IR
  * (generator/ir/build-search.ts), on the fixture spec and a few in-memory specs.
  */
 import { describe, expect, it } from 'vitest';
@@ -97,23 +97,20 @@ describe('search arguments', () => {
   });
 });
 
-describe('reverse references', () => {
-  it.each<Row<string, ResourceIR['reverseReferences']>>([
+describe('reference targets', () => {
+  it.each<Row<string, ResourceIR['referenceTargets']>>([
     [
-      'Patient',
-      {
-        given: 'Patient',
-        want: [
-          { source: 'Observation', parameters: ['patient', 'subject'] },
-          { source: 'Patient', parameters: ['link'] },
-          { source: 'Widget', parameters: ['owner'] },
-        ],
-      },
+      'Observation (two parameters to one type)',
+      { given: 'Observation', want: [{ target: 'Patient', parameters: ['patient', 'subject'] }] },
     ],
-    ['Observation (nothing points to it)', { given: 'Observation', want: [] }],
-    ['Widget', { given: 'Widget', want: [] }],
+    [
+      'Patient (to its own type)',
+      { given: 'Patient', want: [{ target: 'Patient', parameters: ['link'] }] },
+    ],
+    ['Widget', { given: 'Widget', want: [{ target: 'Patient', parameters: ['owner'] }] }],
+    ['OperationOutcome (no reference parameter)', { given: 'OperationOutcome', want: [] }],
   ])('%s', (_name, { given, want }) => {
-    expect(resourceIn(ir.resources, given).reverseReferences).toStrictEqual(want);
+    expect(resourceIn(ir.resources, given).referenceTargets).toStrictEqual(want);
   });
 
   it('points a reference to Resource at every resource type', () => {
@@ -132,8 +129,11 @@ describe('reverse references', () => {
       resourceIn(resources, 'Observation').searchParameters.find((p) => p.code === 'focus')
         ?.targets,
     ).toStrictEqual(['Observation', 'OperationOutcome', 'Patient', 'Widget']);
-    expect(resourceIn(resources, 'Widget').reverseReferences).toStrictEqual([
-      { source: 'Observation', parameters: ['focus'] },
+    expect(resourceIn(resources, 'Observation').referenceTargets).toStrictEqual([
+      { target: 'Observation', parameters: ['focus'] },
+      { target: 'OperationOutcome', parameters: ['focus'] },
+      { target: 'Patient', parameters: ['focus', 'patient', 'subject'] },
+      { target: 'Widget', parameters: ['focus'] },
     ]);
   });
 });
