@@ -1,7 +1,7 @@
 /**
  * FHIR's GraphQL page writes queries that standard GraphQL rejects. rewriteFhirDialect turns them
  * into standard queries before validation, so that the spec's examples and the HL7 conformance
- * cases (../shared/conformance/fhir-graphql-r4) run as written:
+ * cases (test/fixtures/conformance/fhir-graphql-r4) run as written:
  * 1. Resource fields selected directly on `Reference.resource`, a union of every resource type
  *    (`subject { resource { active } }`): each such field becomes inline fragments on the member
  *    types that have it with the same shape (leaf or not, the same arguments), among the types the

@@ -189,3 +189,20 @@ describe('the layers of docs/architecture.md', () => {
     ).toEqual([['a', 'b', 'c']]);
   });
 });
+
+describe('the repository', () => {
+  /** Relative paths in source text: imports, `new URL('…', import.meta.url)`, file names. */
+  const RELATIVE = /['"`](\.\.?\/[^'"`$\s]*)['"`]/g;
+
+  it('stands alone: no source or test names a path outside it', () => {
+    const root = process.cwd();
+    const outside: string[] = [];
+    for (const file of ['runtime', 'generator', 'test', 'bench'].flatMap(sourceFiles)) {
+      for (const [, path] of readFileSync(file, 'utf8').matchAll(RELATIVE)) {
+        const target = join(root, dirname(file), path);
+        if (!target.startsWith(`${root}/`)) outside.push(`${file}: ${path}`);
+      }
+    }
+    expect(outside).toEqual([]);
+  });
+});

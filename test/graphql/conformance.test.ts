@@ -1,6 +1,6 @@
 /**
- * HL7's FHIR R4 GraphQL conformance cases, read in place from ../shared/conformance/fhir-graphql-r4
- * (see its README), run against a real server: every file in resources/ is loaded into the test
+ * HL7's FHIR R4 GraphQL conformance cases, from test/fixtures/conformance/fhir-graphql-r4 (see
+ * its README: source, commit, licence), run against a real server: every file in resources/ is loaded into the test
  * project, and every case in manifest.json is sent over HTTP and compared as the README says.
  *
  * Harness decisions, where the reference harness (HL7's Java engine with a stub store) and a live
@@ -40,7 +40,7 @@ import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
 import { compiledExecutions } from '../support/compiled-executions.js';
 import { startTestServer, type FhirResponse, type TestServer } from '../support/test-server.js';
 
-const SUITE = new URL('../../../shared/conformance/fhir-graphql-r4/', import.meta.url);
+const SUITE = new URL('../fixtures/conformance/fhir-graphql-r4/', import.meta.url);
 
 interface ManifestCase {
   readonly file: string;

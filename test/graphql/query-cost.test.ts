@@ -120,7 +120,7 @@ describe('reads against a cost limit of 2,000', () => {
 });
 
 it('costs every HL7 conformance case under a 50th of the default limit', () => {
-  const suite = new URL('../../../shared/conformance/fhir-graphql-r4/', import.meta.url);
+  const suite = new URL('../fixtures/conformance/fhir-graphql-r4/', import.meta.url);
   const manifest = JSON.parse(readFileSync(new URL('manifest.json', suite), 'utf8')) as {
     cases: { file: string; operationName: string | null; variables: object | null }[];
   };
