@@ -1,7 +1,8 @@
 /**
  * `npm start`: production mode unless NODE_ENV says otherwise, then serve (serve.ts). graphql-js
  * reads NODE_ENV when it loads, and outside production it checks every `instanceof` it does for
- * a second copy of itself, about 5% of a large query's time; so it is set before anything loads.
+ * a second copy of itself, a few per cent of a large query's time; so it is set before anything
+ * loads.
  */
 process.env.NODE_ENV ??= 'production';
 await import('./server/serve.js');

@@ -1,7 +1,7 @@
 /**
  * Signed access tokens: ES256 JWTs with a `kid`, signed with keys kept in the store so that
  * every server process accepts every other's tokens. Verified tokens are cached briefly
- * (verification costs 0.1–0.2 ms), but whether the client still exists is checked on every call.
+ * (verifying a signature costs more than many requests), but whether the client still exists is checked on every call.
  */
 import { randomUUID } from 'node:crypto';
 import {

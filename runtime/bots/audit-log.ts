@@ -1,10 +1,9 @@
 /**
  * AuditEvents of bot executions, written just after the response instead of before it, and
- * gathered for up to FLUSH_DELAY_MS (or FLUSH_SIZE events) into one transaction: one event alone
- * costs 1.7 ms to write (on PostgreSQL and on PGlite, longer than the execution), in batches of
- * 15 0.4–0.5 ms each, of 100 or more 0.23–0.31 ms (scratch measurements, 200 batches each).
- * Batches are kept small anyway: PGlite writes in the server's own thread, and requests that
- * arrive meanwhile wait (100 ms batches made bench:bots' p99 on PGlite 30–38 ms, was 9–13 ms).
+ * gathered for up to FLUSH_DELAY_MS (or FLUSH_SIZE events) into one transaction: one event
+ * alone costs more to write than the execution it records, and a batch costs a few events' worth
+ * per event. Batches are kept small anyway: PGlite writes in the server's own thread, and
+ * requests that arrive meanwhile wait (docs/performance.md).
  *
  * Requests that may read AuditEvents wait for the events queued in their project first
  * (`settledFor`, called by http/audit-visibility.ts): a client that searches for the AuditEvent

@@ -56,7 +56,7 @@ const CONSOLE_TAIL = 4000;
  */
 const HL7_CLASS = `((__name) => (${Hl7Message.toString()}))((target) => target)`;
 /**
- * `Hl7Message` in the isolate. Compiling the class takes 1.6 ms, longer than the rest of an echo
+ * `Hl7Message` in the isolate. Compiling the class takes longer than the rest of an echo
  * execution, so it is compiled ahead (a script) only in isolates for bots that will use it;
  * elsewhere on first read (a lazy global). Like a built-in class, it is not enumerable.
  */

@@ -3,8 +3,8 @@
  * bot's own values with the language's semantics (`instanceof`, `toJSON`, thrown values). The
  * rest of the glue between the isolate and the worker (finding the handler, parsing the event,
  * freezing the `fhir` client) is host calls on values captured before the bot's code runs
- * (sandbox-isolate.ts): QuickJS compiles about 65 µs per KB of source, and every isolate would
- * compile it afresh. Each helper here is compiled on first use, in the isolates that need it.
+ * (sandbox-glue.ts): every isolate would compile the source afresh, at a cost that grows with
+ * its length. Each helper here is compiled on first use, in the isolates that need it.
  */
 export const SHOWN_CHARS = 4096;
 

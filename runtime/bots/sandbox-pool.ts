@@ -14,13 +14,9 @@
  *   long in C without polling the interrupt handler (e.g. `new Array(2 ** 32 - 1).join('')`), so
  *   a worker that overruns the deadline by SANDBOX_GRACE_MS is terminated and replaced; its
  *   `resourceLimits` are a backstop for the worker's own Node heap.
- * - Cost: QuickJS interprets (no JIT), which suits short glue code. Measured on Node 20.20, 2
- *   vCPUs (test/runtime/sandbox.test.ts prints them): a cold first run 141–290 ms from source
- *   (worker start, tsx, WASM compile; ≈ 75 ms from dist/), then medians of 200 warm runs, each
- *   in a new QuickJS runtime and context: echo 0.36 ms, one host call 0.52 ms, run alone on the
- *   machine of 2026-11-25 (0.49 and 0.74 ms on that of 2026-11-24, before the glue between the
- *   isolate and the worker moved to host calls); 1.0–1.3 and 1.1–1.5 ms on earlier, slower ones
- *   with the rest of the test suite running beside them.
+ * - Cost: QuickJS interprets (no JIT), which suits short glue code; a worker's first run waits
+ *   for it to start and compile the WebAssembly module, later ones find an isolate prepared
+ *   (`npm run bench:sandbox`, docs/performance.md).
  */
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -40,21 +36,17 @@ export type { Prelude, SandboxHost, SandboxRequest, SandboxResult } from './sand
 export const SANDBOX_GRACE_MS = 500;
 /**
  * A run waits up to this long for the worker that ran last to finish settling (freeing its
- * isolate, preparing the next), rather than going to another, idle worker. On 2 vCPUs, at
- * concurrency 1, sending every run to the last worker made an echo 0.85 → 0.67–0.78 ms over HTTP,
- * though each waited 0.1 ms longer in the pool: the idle worker's thread must be woken and
- * scheduled while the last one still settles, and its caches are cold. On PostgreSQL settling
- * takes longer, sharing the cores with the database's backends: with 0.3 ms most runs went to
- * the idle worker, and the echo took 0.86–1.06 ms; with 1 ms, 0.76–0.81 ms (alternating server
- * runs, 2,000 executions each; at concurrency 16 no difference showed). An HL7 isolate, which
- * takes 1.6 ms to prepare, is still not worth waiting for.
+ * isolate, preparing the next), rather than going to another, idle worker: the idle worker's
+ * thread must be woken and scheduled while the last one still settles, and its caches are cold,
+ * which at concurrency 1 cost more than the wait (docs/performance.md). An HL7 isolate, which
+ * takes longer to prepare than an echo takes to run, is still not worth waiting for.
  */
 const HAND_OFF_MS = 1;
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 /**
  * A backstop for the worker's own Node heap, and a deep native stack: QuickJS's stack check
- * counts its WASM shadow stack, while V8 runs the same frames on the thread's stack, up to ~32×
- * bigger (measured with deeply nested source in the parser). If V8's limit came first, QuickJS
+ * counts its WASM shadow stack, while V8 runs the same frames on the thread's stack, many times
+ * bigger (deeply nested source in the parser). If V8's limit came first, QuickJS
  * would be left half-unwound; so 16 MB here against a 256 KB QuickJS limit (sandbox-isolate.ts).
  */
 const RESOURCE_LIMITS = {
@@ -194,8 +186,8 @@ export class SandboxPool {
   /**
    * A free worker, one with an isolate prepared for these preludes if there is one, so a run
    * never waits for a worker still freeing and preparing after its last run; among those, the
-   * one that ran last, whose code and memory the CPU caches still hold (measured: alternating
-   * between two workers made an echo 25% slower).
+   * one that ran last, whose code and memory the CPU caches still hold (alternating between two
+   * workers made an echo markedly slower).
    */
   private freeSlotFor(preludesKey: number): Slot | undefined {
     let found: Slot | undefined;
@@ -232,7 +224,7 @@ export class SandboxPool {
   /**
    * With every worker busy, one that has answered and is freeing and preparing takes the next
    * run as soon as it can, rather than waiting for its `ready` to cross to this thread and the
-   * run to cross back (measured: 17% fewer executions per second at concurrency 16). Preferably
+   * run to cross back (which cost a sixth of the executions per second at concurrency 16). Preferably
    * one preparing for these preludes.
    */
   private settlingSlotFor(preludesKey: number): Slot | undefined {

@@ -15,7 +15,8 @@ export type SandboxResult = (
  * What an isolate is prepared with: a script, evaluated before the bot's code (scripts run in
  * order, after the lazy globals are defined); or a lazy global, `globalThis[global]`, which is
  * `source` evaluated on its first read. Until a bot reads it, a lazy global costs nothing, where a
- * script costs its parsing in every isolate (1.6 ms for the 12 KB Hl7Message class).
+ * script costs its parsing in every isolate (the Hl7Message class costs more to parse than a
+ * whole echo execution).
  */
 export type Prelude = string | { readonly global: string; readonly source: string };
 

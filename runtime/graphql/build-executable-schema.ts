@@ -3,8 +3,8 @@
  * from the generated wiring on every field that needs one. Built once at start-up.
  *
  * Resolvers are set on the built fields directly rather than through @graphql-tools/schema's
- * addResolversToSchema, which walks every type, field and argument of the schema and took
- * 100 ms of a 300 ms start-up budget for R4's 11,000 wired fields (bench/schema-startup.ts).
+ * addResolversToSchema, which walks every type, field and argument of the schema: for R4's
+ * many wired fields that was a third of start-up (bench/schema-startup.ts).
  */
 import { GraphQLObjectType, GraphQLUnionType, type GraphQLSchema } from 'graphql';
 import { loadSchemaPieces } from '../../generated/graphql/index.js';

@@ -1,11 +1,11 @@
 /**
  * Queries that clients send again and again run as JavaScript compiled for them (graphql-jit)
  * rather than through graphql-js's interpreter, which resolves every field of every item through
- * generic code: `PatientList(_count: 100)` with names and addresses took 3.1 ms of server CPU
- * interpreted and 1.6–1.9 ms compiled (bench Q8; Q2, 20 Patients, 1.2 → 0.8–1.1 ms).
+ * generic code: a page of 100 Patients with names and addresses takes about half the CPU compiled
+ * (bench Q8, docs/performance.md).
  *
- * A text is compiled at its COMPILE_AT-th run: compiling costs several times one interpreted run
- * (about 9 ms for Q8), so a client sending ever new texts never pays for it. Only plain queries
+ * A text is compiled at its COMPILE_AT-th run: compiling costs several times one interpreted run,
+ * so a client sending ever new texts never pays for it. Only plain queries
  * are compiled. Queries that resolve references need graphql-js's `fieldResolver` (contained.ts
  * tracks which resource holds each object, for `#id` references), and queries shaped by FHIR's
  * directives compute slice keys there too (directives.ts); mutations stay interpreted, one at a

@@ -1,6 +1,6 @@
 /**
- * Parsing, rewriting and validating a query against R4's schema costs about 0.4 ms, more than
- * running a simple one. Clients send the same query texts again and again (values travel in
+ * Parsing, rewriting and validating a query against R4's schema costs more than running a simple
+ * one. Clients send the same query texts again and again (values travel in
  * variables), so parsed and prepared queries are kept per schema, the least recently used
  * dropped first.
  */

@@ -29,8 +29,8 @@ const SEARCH_FIELD = /^[A-Z][A-Za-z]*(List|Connection)$/;
 const ROOT_RESOURCE_FIELD = /^[A-Z][A-Za-z]*$/;
 const SEARCH_COST = 10;
 /**
- * Measured, a root read or a resolved reference takes as long as 20 to 80 plain fields (a
- * promise, a DataLoader key, a row to parse), and reads have no count limit of their own as
+ * A root read or a resolved reference takes as long as tens of plain fields (a promise, a
+ * DataLoader key, a row to parse), and reads have no count limit of their own as
  * searches do: at 1, a query of 10,000 aliased reads passed the default limit and ran for seconds.
  */
 const RESOURCE_COST = 20;

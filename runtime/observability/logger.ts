@@ -30,8 +30,7 @@ const MAX_PENDING_BYTES = 16 * 1024 * 1024;
  * `bufferBytes` (LOG_BUFFER_BYTES): lines are gathered until there are that many bytes, or for
  * LOG_FLUSH_MS, and written in one call from libuv's thread pool; at exit, whatever waits is
  * written before the process ends. A line written at once costs the server's thread a write
- * system call each: on a bench of `Patient(id:)` at concurrency 16, 10% of the CPU a request
- * took. 0 writes each line synchronously as it is logged (pino's default); a process killed
+ * system call each, a noticeable share of a simple request's CPU under load. 0 writes each line synchronously as it is logged (pino's default); a process killed
  * outright may lose the lines of its last LOG_FLUSH_MS otherwise.
  */
 export function createLogger(

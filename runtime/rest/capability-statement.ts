@@ -1,6 +1,7 @@
 /**
  * `GET [base]/metadata`: what this server supports, built from the generated search maps on
- * first request and kept as JSON text (170 KB: writing it out took 1–2 ms a request).
+ * first request and kept as JSON text: it is large, and serialising it anew for every request
+ * would cost more than answering most requests.
  * @see http://hl7.org/fhir/R4/capabilitystatement.html
  */
 import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';

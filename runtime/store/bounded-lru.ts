@@ -4,8 +4,7 @@
  * the end and the first ones are the oldest.
  *
  * Moving is a delete and a set, which in a Map of thousands of entries also compacts its table
- * now and then: it was most of a hit's cost (BoundedLru.get, 3.4% of the server's thread in bench
- * Q3, whose 20 matches are 20 hits). So a value used while among the newer half is not moved:
+ * now and then: that was most of a hit's cost, and a search page is many hits. So a value used while among the newer half is not moved:
  * values go from the older end, so it is not next to go either way, only sooner than exact LRU
  * would drop it.
  */

@@ -15,8 +15,8 @@ export interface Queryable {
 export interface QueryOptions {
   /**
    * Keep the statement prepared on each PostgreSQL connection (or in PGlite's one session,
-   * pglite-statements.ts), so that running it again skips parsing and planning (a search's
-   * planning alone costs 0.3–0.5 ms on PostgreSQL, 1–3 ms on PGlite):
+   * pglite-statements.ts), so that running it again skips parsing and planning (for a search,
+   * often more than running it):
    * - `fixed`: the text is one of a small, fixed set the server runs again and again;
    * - `recurring`: the text is shaped by a client's request (a search, whose values are
    *   parameters; a write, by the index tables its resources fill): prepared from its

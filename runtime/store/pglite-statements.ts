@@ -3,8 +3,7 @@
  * statement as six separate calls into the WebAssembly module (parse, describe, bind, describe,
  * execute, sync) and parses and plans the text every time. Here a statement is parsed and
  * described once per PGlite instance; each run then is one call (bind, execute, sync) of a plan
- * PostgreSQL may keep. Measured on 1,000 Patients (`npm run bench:statements`): a read by id
- * 0.76 → 0.42 ms; a name search of 20 rows 3.1 → 1.6 ms.
+ * PostgreSQL may keep: reads and searches take about half the time (`npm run bench:statements`).
  *
  * Values and rows go through PGlite's own serializers and parsers, chosen by the types
  * PostgreSQL describes, so results are those `query()` returns.
@@ -87,8 +86,8 @@ async function execute<R>(
   let failure: unknown;
   const parser = new Parser();
   // The raw replies, parsed by pg-protocol's parser: PGlite's own (execProtocol) copies every
-  // value into a new ArrayBuffer and keeps a copy of all replies besides, which took 40% of a
-  // 100-row search's time (bench Q8).
+  // value into a new ArrayBuffer and keeps a copy of all replies besides, a large share of a
+  // big search's time.
   await db.execProtocolRawStream(
     Buffer.concat([
       serialize.bind({ statement: name, values: texts }),

@@ -58,10 +58,8 @@ export function buildSearchQuery(
 /**
  * A page in last-update order when every criterion is an index match: the index rows carry the
  * version they index and its last update (migrations/006, 007), so the page is sorted,
- * deduplicated and cut from the index rows alone, and no resource row is read. Sorting first read
- * the resource of every match (address-city=Austin&gender=male over 1,000 Patients: 85 resources
- * for a page of 20; 0.42 → 0.27 ms on PostgreSQL); reading the page's 20 resource rows for their
- * versions cost 0.37 against 0.29 ms on PGlite. Index rows exist only for current, non-deleted
+ * deduplicated and cut from the index rows alone, and no resource row is read: sorting by the
+ * resource rows read the resource of every match, not only the page's. Index rows exist only for current, non-deleted
  * versions (write-versions.ts), written with them, so the order, the page and the versions are
  * those of the resources.
  */
@@ -227,9 +225,8 @@ function matchCondition(
  * The ids whose index rows meet every match, found in the index tables alone (index-only scans,
  * migrations/005) before any resource row is read: the first match's rows, each kept when the
  * others have a row for its id too, so the planner may probe or merge them by id. Correlating
- * every match with the resource row instead read the resources of all the first match's ids
- * (address-city=Boston&gender=male over 1,000 Patients: 149 resources read for 67 matches,
- * 1,331 pages against 285; 4.8 ms against 2.5 ms). With `withVersion`, each id comes with its
+ * every match with the resource row instead read the resources of all the first match's ids,
+ * several times the pages. With `withVersion`, each id comes with its
  * resource's version and last update, from the first match's rows.
  */
 function idsMatchingAll(

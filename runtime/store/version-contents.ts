@@ -6,9 +6,8 @@
  * contents from here, and read from resource_history only the versions not kept yet.
  *
  * Why: sending JSON contents out of the database and parsing them is most of a search's cost
- * (`npm run bench:statements`): 100 Patients (bench Q8) with their contents took 1.9 ms on
- * PostgreSQL and 4.0 ms on PGlite, their types, ids and versions alone 0.7 and 1.6 ms; JSON.parse
- * of the contents is 0.7 ms of it.
+ * (`npm run bench:statements`): a page's types, ids and versions alone take about a third of the
+ * time of the page with its contents.
  *
  * Copies are shared by every request, so they are frozen (as in resource-cache.ts).
  */
