@@ -1,21 +1,18 @@
 /**
- * Real databases for tests: PGlite cloned from a migrated template (creating a PGlite takes
- * seconds, cloning half of one), and a fresh database on the PostgreSQL server per call.
- * PostgreSQL: GRAPHIR_TEST_DATABASE_URL (set by .ci/run, where it must answer), else the local
- * server on 127.0.0.1:5432 when one answers; without one, PostgreSQL suites are skipped.
+ * Real databases for tests: a fresh database on each engine per call. Under vitest they start
+ * from the templates the global setup made once per run (global-setup.ts): PGlite loaded from a
+ * dump of a migrated data directory, PostgreSQL copied from a migrated template database.
+ * Elsewhere (benches) they are made and migrated from scratch.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
-import { type Database } from '../../runtime/store/database.js';
-import { openDatabase } from '../../runtime/store/open-database.js';
+import type { Database } from '../../runtime/store/database.js';
 import { migrate } from '../../runtime/store/migrate.js';
+import { openDatabase } from '../../runtime/store/open-database.js';
+import { dropPostgresDatabase, postgresUrl, withAdmin, withDatabase } from './postgres-admin.js';
 
 export type Engine = 'pglite' | 'postgres';
-
-const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
-const configuredUrl = process.env.GRAPHIR_TEST_DATABASE_URL;
-let template: Promise<PGlite> | undefined;
 
 /** The engines to run database tests on here. */
 export async function availableEngines(): Promise<Engine[]> {
@@ -29,6 +26,24 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+interface Templates {
+  readonly pgliteTemplate?: string;
+  readonly postgresTemplate?: string;
+}
+
+let templates: Promise<Templates> | undefined;
+
+/** What the global setup made, under vitest; nothing elsewhere. */
+function provided(): Promise<Templates> {
+  templates ??= process.env.VITEST
+    ? import('vitest').then(({ inject }) => ({
+        pgliteTemplate: inject('pgliteTemplate'),
+        postgresTemplate: inject('postgresTemplate'),
+      }))
+    : Promise.resolve({});
+  return templates;
+}
+
 /**
  * A fresh database, with every migration applied; with `migrated: false`, with none (for tests of
  * the migrations themselves).
@@ -37,68 +52,32 @@ export async function createTestDatabase(
   engine: Engine,
   { migrated = true }: { migrated?: boolean } = {},
 ): Promise<TestDatabase> {
-  if (engine === 'pglite' && !migrated) {
-    const db = await openDatabase({ pglite: await PGlite.create() });
-    return { db, drop: () => db.close() };
-  }
+  const { pgliteTemplate, postgresTemplate } = await provided();
   if (engine === 'pglite') {
-    template ??= (async () => {
-      const db = await PGlite.create();
-      await migrate(await openDatabase({ pglite: db }));
-      return db;
-    })();
-    const db = await openDatabase({ pglite: (await (await template).clone()) as PGlite });
+    const pglite =
+      migrated && pgliteTemplate
+        ? await PGlite.create({ loadDataDir: new Blob([readFileSync(pgliteTemplate)]) })
+        : await PGlite.create();
+    const db = await openDatabase({ pglite });
+    if (migrated && !pgliteTemplate) await migrate(db);
     return { db, drop: () => db.close() };
   }
   const adminUrl = await postgresUrl();
   if (!adminUrl) throw new Error('No PostgreSQL server for tests');
   const name = `graphir_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  const copied = migrated && postgresTemplate !== undefined;
+  await withAdmin(adminUrl, (admin) =>
+    admin.query(`CREATE DATABASE ${name}${copied ? ` TEMPLATE ${postgresTemplate}` : ''}`),
+  );
   const url = withDatabase(adminUrl, name);
   const db = await openDatabase({ url });
-  if (migrated) await migrate(db);
+  if (migrated && !copied) await migrate(db);
   return {
     db,
     url,
     drop: async () => {
       await db.close();
-      await withAdmin(adminUrl, (admin) =>
-        admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-      );
+      await dropPostgresDatabase(adminUrl, name);
     },
   };
-}
-
-let probed: Promise<string | undefined> | undefined;
-function postgresUrl(): Promise<string | undefined> {
-  probed ??= (async () => {
-    const url = configuredUrl ?? DEFAULT_POSTGRES_URL;
-    try {
-      await withAdmin(url, (admin) => admin.query('SELECT 1'));
-      return url;
-    } catch (error) {
-      if (configuredUrl)
-        throw new Error(
-          `GRAPHIR_TEST_DATABASE_URL=${configuredUrl} does not answer: ${(error as Error).message}`,
-        );
-      return undefined;
-    }
-  })();
-  return probed;
-}
-
-async function withAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
 }
