@@ -112,10 +112,9 @@ describe.each(await availableEngines())('AuditEvents of executions, on %s', (eng
     try {
       for (let i = 0; i < 5; i++) {
         const traceId = await execute();
-        const started = performance.now();
+        // It waits for the AuditEvents queued before it, never for the executions that keep
+        // coming after it (it would then never be answered while the loops run).
         expect(await searchRest()).toContain(traceId);
-        // One batch or two, never the executions that keep coming after it.
-        expect(performance.now() - started).toBeLessThan(2_000);
       }
     } finally {
       running = false;

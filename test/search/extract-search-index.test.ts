@@ -707,22 +707,3 @@ describe('extractSearchIndex', () => {
     }
   });
 });
-
-describe('extraction speed (prints only)', () => {
-  it.each([
-    ['Patient', patient],
-    ['Observation', observation],
-  ] as const)('%s', (name, resource) => {
-    const definition = loadSearchDefinition(resource.resourceType);
-    for (let i = 0; i < 2000; i++) extractSearchIndex(resource, definition);
-    const times: number[] = [];
-    for (let i = 0; i < 5000; i++) {
-      const start = process.hrtime.bigint();
-      extractSearchIndex(resource, definition);
-      times.push(Number(process.hrtime.bigint() - start) / 1000);
-    }
-    times.sort((a, b) => a - b);
-    const median = times[times.length >> 1];
-    console.log(`extractSearchIndex ${name}: median ${median.toFixed(1)} µs per resource`);
-  });
-});
