@@ -14,6 +14,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Most test files wait on servers, databases and child processes rather than compute: three
+    // at a time keep a 2-core machine busy (one at a time, vitest's default there, leaves it idle).
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -14,6 +14,21 @@ export class Failure extends Error {
   }
 }
 
+/** The most each QuickJS module's WebAssembly memory may grow to, when bounded. */
+const memoryMaximums = new WeakMap<object, number>();
+
+/** Says how far `memory`, the WebAssembly memory of a QuickJS module, may grow. */
+export function noteMemoryMaximum(memory: object, bytes: number): void {
+  memoryMaximums.set(memory, bytes);
+}
+
+/** Whether `memory` is within `reserve` bytes of the maximum it may grow to. */
+export function wasmMemoryNearMaximum(memory: object, reserve: number): boolean {
+  const maximum = memoryMaximums.get(memory);
+  const { buffer } = memory as { buffer: ArrayBuffer };
+  return maximum !== undefined && buffer.byteLength + reserve >= maximum;
+}
+
 /**
  * A value the bot's code threw (dumped from the isolate) as a Failure. `nearMemoryLimit` tells
  * whether a thrown `null` means memory ran out: QuickJS throws it when it cannot even allocate

@@ -23,10 +23,13 @@ import { ConsoleTail, installConsole } from './sandbox-console.js';
 import { HL7_CLASS, IsolateGlue } from './sandbox-glue.js';
 import { commonJsWrapper, looksLikeModule } from './sandbox-helpers.js';
 import { HostCallQueue, type HostCaller } from './sandbox-host-calls.js';
-import { Failure, failureOfThrown, outcomeOfError } from './sandbox-failure.js';
+import {
+  Failure,
+  failureOfThrown,
+  outcomeOfError,
+  wasmMemoryNearMaximum,
+} from './sandbox-failure.js';
 import type { Prelude, RunMessage, WorkerOutcome } from './sandbox-types.js';
-
-export type { HostCaller };
 
 /** QuickJS's stack limit; the worker's native stack must be far deeper (see sandbox-pool.ts). */
 const STACK_BYTES = 256 * 1024;
@@ -42,14 +45,6 @@ const FHIR_METHODS = [
 ] as const;
 /** A prelude script defines this to map the parsed event before the handler sees it. */
 const REVIVE_EVENT = '__graphirReviveEvent';
-
-/** The most each QuickJS module's WebAssembly memory may grow to, when bounded. */
-const memoryMaximums = new WeakMap<object, number>();
-
-/** Says how far `memory`, the WebAssembly memory of a QuickJS module, may grow. */
-export function noteMemoryMaximum(memory: object, bytes: number): void {
-  memoryMaximums.set(memory, bytes);
-}
 
 /** Trusted set-up code (the preludes) gets this long; the bot's deadline starts later. */
 const PREPARE_MS = 10_000;
@@ -343,10 +338,7 @@ class Execution implements PreparedIsolate {
   /** QuickJS throws `null` when it cannot even allocate the out-of-memory error. */
   private nearMemoryLimit(): boolean {
     // Or the WebAssembly memory could not grow: it is bounded (sandbox-worker.ts).
-    const memory = this.module.getWasmMemory() as unknown as { buffer: ArrayBuffer };
-    const maximum = memoryMaximums.get(memory);
-    if (maximum !== undefined && memory.buffer.byteLength + this.memoryBytes / 8 >= maximum)
-      return true;
+    if (wasmMemoryNearMaximum(this.module.getWasmMemory(), this.memoryBytes / 8)) return true;
     using usage = this.runtime.computeMemoryUsage();
     const used = this.vm.dump(usage) as { memory_used_size?: number };
     return (used.memory_used_size ?? 0) > this.memoryBytes * 0.9;

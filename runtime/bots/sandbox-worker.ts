@@ -13,12 +13,8 @@ import {
   RELEASE_SYNC,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
-import {
-  noteMemoryMaximum,
-  prepareIsolate,
-  runIsolate,
-  type PreparedIsolate,
-} from './sandbox-isolate.js';
+import { noteMemoryMaximum } from './sandbox-failure.js';
+import { prepareIsolate, runIsolate, type PreparedIsolate } from './sandbox-isolate.js';
 import type { FromWorker, Prelude, RunMessage, ToWorker } from './sandbox-types.js';
 
 if (!parentPort) throw new Error('sandbox-worker.ts runs as a worker thread of the sandbox pool');

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROOT_CLIENT, startTestServer, type TestServer } from '../support/test-server.js';
 
 interface Run {
@@ -29,6 +29,12 @@ function graphir(args: string[], env: Record<string, string> = {}, stdin?: strin
   });
 }
 
+/**
+ * Each test starts the command one or more times, a Node process with tsx each: on a loaded
+ * machine a start takes seconds, so the tests may take minutes without anything being wrong.
+ */
+vi.setConfig({ testTimeout: 180_000 });
+
 let server: TestServer;
 let dir: string;
 let env: Record<string, string>;
@@ -48,7 +54,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe('graphir --help', () => {
+// Independent runs of the command: side by side, they take the time of a few.
+describe.concurrent('graphir --help', () => {
   const cases: [string[], string[]][] = [
     [[], ['serve', 'generate', 'project', 'client', 'token', 'bot', 'import', 'export']],
     [['serve'], []],

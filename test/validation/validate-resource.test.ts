@@ -800,11 +800,9 @@ describe('validateResource', () => {
     expect(issues[0].expression.split('.')).toHaveLength(MAX_DEPTH + 1);
   });
 
-  it('does not backtrack catastrophically on base64Binary', () => {
+  it('does not backtrack catastrophically on base64Binary (it would outlast the test)', () => {
     const data = `${'AAAA  '.repeat(5000)}!`;
-    const start = performance.now();
     const issues = validateResource(patient({ photo: [{ data }] }), definitionRegistry);
-    expect(performance.now() - start).toBeLessThan(1000);
     expect(issues).toEqual([expect.objectContaining({ expression: 'Patient.photo[0].data' })]);
   });
 });
