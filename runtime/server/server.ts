@@ -20,6 +20,9 @@ import { ClientStore } from '../store/client-store.js';
 import { ResourceStore } from '../store/resource-store.js';
 import { SigningKeyStore } from '../store/signing-key-store.js';
 
+/** How long an idle keep-alive connection stays open. */
+const KEEP_ALIVE_MS = 65_000;
+
 export interface RunningServer {
   readonly url: string;
   /** Resolves when work that follows responses (AuditEvents, statistics) is done. */
@@ -80,6 +83,11 @@ export async function startServer(
     ...(options.metrics ? { metrics: options.metrics } : {}),
   }).listen(config.port, config.host);
   server.on('clientError', answerClientError);
+  // Node closes an idle keep-alive connection after 5 s, about when clients (fetch, proxies) may
+  // send the next request on it: that request then fails with a reset connection. A minute, as
+  // load balancers expect of what sits behind them.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

@@ -29,12 +29,15 @@ describe('threadCpu', () => {
   it("counts another thread's work as others", async () => {
     const before = threadCpu(process.pid);
     const processBefore = processCpu();
-    // This thread waits meanwhile: what the process uses is the worker's.
-    const worker = new Worker(`${WORK} require('node:worker_threads').parentPort.postMessage(x);`, {
-      eval: true,
-    });
+    // This thread waits meanwhile: what the process uses is the worker's. The worker stays
+    // until it is terminated: a thread that has ended takes its time with it.
+    const worker = new Worker(
+      `${WORK} const { parentPort } = require('node:worker_threads');
+       parentPort.postMessage(x);
+       parentPort.once('message', () => {});`,
+      { eval: true },
+    );
     await new Promise((resolve) => worker.once('message', resolve));
-    // Read while the worker still exists: a thread that has ended takes its time with it.
     const after = threadCpu(process.pid);
     const used = processCpu() - processBefore;
     await worker.terminate();

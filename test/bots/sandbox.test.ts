@@ -383,19 +383,36 @@ describe('scheduling', () => {
   const lastRuns = (from: SandboxPool) =>
     [...(from as unknown as { slots: Set<{ lastRun: number }> }).slots].map((s) => s.lastRun);
   const ECHO = 'exports.handler = async (fhir, event) => event.n;';
-  const BUSY_200_MS =
-    'exports.handler = async () => { const end = Date.now() + 200; while (Date.now() < end); };';
   const runner =
     (on: SandboxPool, preludes: string[] = []) =>
     (code: string, n = 0) =>
       on.run({ code, event: { n }, preludes, timeoutMs: 2000, memoryBytes: 32 * MB, host: noHost });
+  /**
+   * One run on each of the pool's two workers: each waits in a `fhir` call until both have made
+   * theirs, so neither can finish before the other has started on its own worker.
+   */
+  const onBothWorkers = async (on: SandboxPool, preludes: string[]) => {
+    let calls = 0;
+    let both: () => void = () => {};
+    const meeting = new Promise<void>((resolve) => (both = resolve));
+    const host: SandboxRequest['host'] = async () => {
+      if (++calls === 2) both();
+      await meeting;
+      return null;
+    };
+    const code = `exports.handler = async (fhir) => { await fhir.readResource('Patient', 'x'); };`;
+    const run = () =>
+      on.run({ code, event: {}, preludes, timeoutMs: 10_000, memoryBytes: 32 * MB, host });
+    expect((await Promise.all([run(), run()])).map((r) => r.status)).toEqual(['ok', 'ok']);
+  };
 
   it('gives one run after another to the worker that ran last while it settles quickly', async () => {
     const two = new SandboxPool({ size: 2, handOffMs: 1000 });
     try {
-      const runOn = runner(two);
-      // Two slow runs at once start both workers; each has run once.
-      await Promise.all([runOn(BUSY_200_MS), runOn(BUSY_200_MS)]);
+      // The same preludes (by identity) for all runs, as the runner's keys go by them.
+      const preludes: string[] = [];
+      const runOn = runner(two, preludes);
+      await onBothWorkers(two, preludes);
       const before = lastRuns(two);
       expect(before.filter((run) => run > 0)).toHaveLength(2);
       for (let n = 2; n < 12; n++) expect(await runOn(ECHO, n)).toMatchObject({ value: n });
@@ -410,8 +427,9 @@ describe('scheduling', () => {
     // A prelude that takes 30 ms to evaluate: the worker that ran last is far from ready.
     const two = new SandboxPool({ size: 2 });
     try {
-      const runOn = runner(two, ['{ const end = Date.now() + 30; while (Date.now() < end); }']);
-      await Promise.all([runOn(BUSY_200_MS), runOn(BUSY_200_MS)]);
+      const slowPrelude = ['{ const end = Date.now() + 30; while (Date.now() < end); }'];
+      const runOn = runner(two, slowPrelude);
+      await onBothWorkers(two, slowPrelude);
       for (let n = 0; n < 8; n += 2) {
         // Both workers ready; the one that runs this starts preparing the next isolate at once.
         await new Promise((resolve) => setTimeout(resolve, 100));
