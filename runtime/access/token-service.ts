@@ -21,6 +21,8 @@ const ALGORITHM = 'ES256';
 const ISSUER = 'graphir';
 const CACHE_LIMIT = 10_000;
 const CACHE_SECONDS = 60;
+/** The least time between two reads of the signing keys prompted by unknown kids. */
+const KEY_RELOAD_MS = 10_000;
 
 export interface AccessClaims {
   readonly clientId: string;
@@ -44,6 +46,9 @@ interface Key {
 
 export class TokenService {
   private readonly verified = new Map<string, AccessClaims>();
+  /** When the keys were last read from the store, and the read under way. */
+  private reloaded = Date.now();
+  private reloading: Promise<void> | undefined;
 
   private constructor(
     private readonly store: SigningKeyStore,
@@ -97,7 +102,7 @@ export class TokenService {
     const claims: AccessClaims = {
       clientId: String(payload.sub),
       ...(typeof payload.project === 'string' ? { projectId: payload.project } : {}),
-      scopes: Scopes.parse(typeof payload.scope === 'string' ? payload.scope : ''),
+      scopes: scopesOf(payload),
       admin: payload.admin === true,
       expires: Math.min(payload.exp ?? now, now + CACHE_SECONDS),
     };
@@ -127,15 +132,40 @@ export class TokenService {
     }
   }
 
-  /** A key made by another process after this one started is fetched on first sight of its kid. */
+  /**
+   * A key made by another process after this one started is fetched on first sight of its kid;
+   * the store is asked at most once per KEY_RELOAD_MS, however many unknown kids arrive, so that
+   * tokens with made-up kids cost no more than bad signatures do.
+   */
   private async publicKey(kid: string | undefined): Promise<KeyMaterial> {
     let key = this.keys.find((k) => k.kid === kid);
     if (!key && kid) {
-      this.keys = await loadKeys(this.store);
+      await this.reloadKeys();
       key = this.keys.find((k) => k.kid === kid);
     }
     if (!key) throw new InvalidTokenError('The access token was signed by an unknown key');
     return key.publicKey;
+  }
+
+  private async reloadKeys(): Promise<void> {
+    if (this.reloading) return this.reloading;
+    if (Date.now() - this.reloaded < KEY_RELOAD_MS) return;
+    this.reloading = loadKeys(this.store)
+      .then((keys) => {
+        this.keys = keys;
+        this.reloaded = Date.now();
+      })
+      .finally(() => (this.reloading = undefined));
+    return this.reloading;
+  }
+}
+
+/** The token's scopes; a signed token whose `scope` does not parse is invalid, not a fault here. */
+function scopesOf(payload: JWTPayload): Scopes {
+  try {
+    return Scopes.parse(typeof payload.scope === 'string' ? payload.scope : '');
+  } catch {
+    throw new InvalidTokenError('The access token carries scopes that do not parse');
   }
 }
 

@@ -69,11 +69,18 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
     const request = parseSearchRequest('Bot', new URLSearchParams({ identifier }), limits);
     const { matches } = await searchResources(store.searchSource(), projectOf(ctx), 'Bot', {
       ...request,
-      count: 2,
+      count: 10,
       total: 'none',
     });
     if (matches.length === 0)
       throw fhirError(404, 'not-found', `No Bot has the identifier ${identifier}`);
+    // A value without a system can match Bots of several systems: never run one at random.
+    if (matches.length > 1)
+      throw fhirError(
+        409,
+        'duplicate',
+        `The identifier ${identifier} names more than one Bot (${matches.map((bot) => `Bot/${bot.id}`).join(', ')}): give its system too`,
+      );
     await execute(ctx, matches[0]);
   };
   const byId = async (ctx: Context) => {

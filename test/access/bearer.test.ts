@@ -130,6 +130,12 @@ describe.each(await availableEngines())('bearer tokens on %s', (engine) => {
       'another issuer (the real key)': await sign({ ...claims, iss: 'someone-else' }, serverKey, {
         kid: realKid,
       }),
+      // Signed by the server's own key, as only a key leak or a bug would: still refused.
+      'an unparsable scope (the real key)': await sign(
+        { ...claims, scope: 'system/Patient.rs and more' },
+        serverKey,
+        { kid: realKid },
+      ),
       'a payload changed after signing': `${real.split('.')[0]}.${b64({ ...claims, project: 'other' })}.${signaturePart}`,
       'of a deleted client': deleted.token,
     };
@@ -160,6 +166,7 @@ describe.each(await availableEngines())('bearer tokens on %s', (engine) => {
     'expired (the real key)',
     'without exp (the real key)',
     'another issuer (the real key)',
+    'an unparsable scope (the real key)',
     'a payload changed after signing',
     'of a deleted client',
   ];

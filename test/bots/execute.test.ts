@@ -198,6 +198,21 @@ describe('Bot/$execute', () => {
     );
   });
 
+  it('refuses, naming them, an identifier without a system that names two Bots (409)', async () => {
+    const first = await createBot(ECHO_ESM, { system: 'urn:one', value: 'shared' });
+    const second = await createBot(ECHO_ESM, { system: 'urn:two', value: 'shared' });
+    const response = await run('/Bot/$execute?identifier=shared', 'x', 'text/plain');
+    expect(response.status).toBe(409);
+    const outcome = await response.json();
+    expect(outcome.issue[0].code).toBe('duplicate');
+    expect(outcome.issue[0].diagnostics).toContain(`Bot/${first}`);
+    expect(outcome.issue[0].diagnostics).toContain(`Bot/${second}`);
+    // With its system, each is named once and runs.
+    expect((await run('/Bot/$execute?identifier=urn:one|shared', 'x', 'text/plain')).status).toBe(
+      200,
+    );
+  });
+
   it('keeps one identifier per project (409) but lets each project have its own', async () => {
     const duplicate = await server.fhir('/Bot', {
       method: 'POST',
