@@ -4,6 +4,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ClientStore } from '../store/client-store.js';
+import type { Notices } from '../store/database.js';
 import { Scopes } from './scopes.js';
 import { hashSecret, newSecret, verifySecret } from './secret-hash.js';
 
@@ -24,16 +25,21 @@ const ROOT_ID = 'root';
 export const FULL_ACCESS = 'system/*.cruds';
 /**
  * How long "this client still exists" and a project's secrets are believed before the store is
- * asked again. Changes made through this process take effect at once; through another, within this.
+ * asked again. A change made through any process drops them at once where they are kept (a
+ * notice on ACCESS_CHANNEL); this bounds what a notice that never arrives could leave.
  */
-const ACTIVE_SECONDS = 5;
-/** Projects whose secrets are kept at most; past it the cache starts afresh. */
-const SECRETS_CACHE_LIMIT = 10_000;
+const ACTIVE_SECONDS = 60;
+/** Where changes to clients and secrets are announced to every process on the database. */
+const ACCESS_CHANNEL = 'graphir_access';
+/** Clients, and projects' secrets, kept at most each; past it the cache starts afresh. */
+const CACHE_LIMIT = 10_000;
 
 export type ProjectSecrets = Readonly<Record<string, { name: string; valueString: string }>>;
 
 export class ClientRegistry {
   private readonly active = new Map<string, number>();
+  /** Counts the notices heard. */
+  private changes = 0;
   private readonly projectSecrets = new Map<
     string,
     { until: number; secrets: Promise<ProjectSecrets> }
@@ -41,7 +47,16 @@ export class ClientRegistry {
   /** A real hash to compare against when the client does not exist, so timing tells nothing. */
   private readonly decoy: Promise<string> = hashSecret(newSecret());
 
-  constructor(private readonly rows: ClientStore) {}
+  /**
+   * `notices` carry deletions of clients and changes of secrets between the processes on one
+   * database; while they are not heard, nothing is kept.
+   */
+  constructor(
+    private readonly rows: ClientStore,
+    private readonly notices: Notices,
+  ) {
+    notices.listen(ACCESS_CHANNEL, (payload) => this.forget(payload));
+  }
 
   async createProject(name: string): Promise<NewClient & { projectId: string }> {
     const projectId = randomUUID();
@@ -88,18 +103,23 @@ export class ClientRegistry {
   /** Whether the client still exists; a deleted client's tokens stop working. */
   async isActive(clientId: string): Promise<boolean> {
     const until = this.active.get(clientId);
-    if (until !== undefined && until > Date.now()) return true;
+    if (until !== undefined && until > Date.now() && this.notices.hearing) return true;
+    const changes = this.changes;
     if (!(await this.rows.clientExists(clientId))) {
       this.active.delete(clientId);
       return false;
     }
+    // A notice that came while the store answered may be about this client: not kept then.
+    if (changes !== this.changes) return true;
+    if (this.active.size >= CACHE_LIMIT) this.active.clear();
     this.active.set(clientId, Date.now() + ACTIVE_SECONDS * 1000);
     return true;
   }
 
+  /** Deletes the client; its tokens stop working on every process before this resolves here. */
   async deleteClient(projectId: string, clientId: string): Promise<boolean> {
     const deleted = await this.rows.deleteClient(projectId, clientId);
-    this.active.delete(clientId);
+    if (deleted) await this.notices.notify(ACCESS_CHANNEL, `client:${clientId}`);
     return deleted;
   }
 
@@ -109,16 +129,16 @@ export class ClientRegistry {
 
   async setSecret(projectId: string, name: string, value: string): Promise<'created' | 'updated'> {
     const result = await this.rows.putSecret(projectId, name, value);
-    this.projectSecrets.delete(projectId);
+    await this.notices.notify(ACCESS_CHANNEL, `secrets:${projectId}`);
     return result;
   }
 
   /** A project's secrets as bots see them: `{ name: { name, valueString } }`. */
   secrets(projectId: string): Promise<ProjectSecrets> {
     const cached = this.projectSecrets.get(projectId);
-    if (cached && cached.until > Date.now()) return cached.secrets;
+    if (cached && cached.until > Date.now() && this.notices.hearing) return cached.secrets;
     const secrets = this.loadSecrets(projectId);
-    if (this.projectSecrets.size >= SECRETS_CACHE_LIMIT) this.projectSecrets.clear();
+    if (this.projectSecrets.size >= CACHE_LIMIT) this.projectSecrets.clear();
     const entry = { until: Date.now() + ACTIVE_SECONDS * 1000, secrets };
     this.projectSecrets.set(projectId, entry);
     // A failed read is not remembered.
@@ -126,6 +146,19 @@ export class ClientRegistry {
       if (this.projectSecrets.get(projectId) === entry) this.projectSecrets.delete(projectId);
     });
     return secrets;
+  }
+
+  /** Drops what a notice says changed; everything when notices may have been missed. */
+  private forget(payload: string | undefined): void {
+    this.changes++;
+    if (payload === undefined) {
+      this.active.clear();
+      this.projectSecrets.clear();
+    } else if (payload.startsWith('client:')) {
+      this.active.delete(payload.slice('client:'.length));
+    } else if (payload.startsWith('secrets:')) {
+      this.projectSecrets.delete(payload.slice('secrets:'.length));
+    }
   }
 
   private async loadSecrets(projectId: string): Promise<ProjectSecrets> {

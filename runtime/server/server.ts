@@ -59,7 +59,7 @@ export async function startServer(
   const store = new ResourceStore(db, [botIdentifierRule]);
   // Fresh statistics help the first searches; they need not delay readiness.
   store.statistics.analyzeInBackground();
-  const clients = new ClientRegistry(new ClientStore(db));
+  const clients = new ClientRegistry(new ClientStore(db), db.notices);
   const root = await clients.ensureRootClient(config.rootClientId, config.rootClientSecret);
   if (root) {
     // Printed once: the store keeps only the secret's hash.

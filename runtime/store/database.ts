@@ -35,8 +35,29 @@ export interface Transaction extends Queryable {
   afterEnd(listener: () => void): void;
 }
 
+/**
+ * Hearing what other processes on the database change, so that what this one keeps in memory
+ * (a client's liveness, a project's secrets) is dropped when it changes anywhere.
+ */
+export interface Notices {
+  /**
+   * Tells every process on the database, this one included, `payload` on `channel`. Resolves
+   * once the database has taken it: other processes hear it as soon as it is delivered.
+   */
+  notify(channel: string, payload: string): Promise<void>;
+  /**
+   * Calls `listener` with each payload sent on `channel`, from any process; with `undefined` when
+   * some may have been missed (the connection that hears them was lost and is back), so that
+   * the listener drops everything it keeps.
+   */
+  listen(channel: string, listener: (payload: string | undefined) => void): void;
+  /** Whether notices from other processes reach this one now; while not, keep nothing. */
+  readonly hearing: boolean;
+}
+
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
+  readonly notices: Notices;
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs several statements separated by `;` (migrations). */

@@ -1,6 +1,10 @@
-/** The embedded engine: PGlite, in this process, with one session. */
+/**
+ * The embedded engine: PGlite, in this process, with one session. Only this process opens it,
+ * so notices go from this process to itself.
+ */
 import type { PGlite } from '@electric-sql/pglite';
-import type { Database, QueryOptions, Queryable } from './database.js';
+import { EventEmitter } from 'node:events';
+import type { Database, Notices, QueryOptions, Queryable } from './database.js';
 import { TransactionEnd } from './database.js';
 import { classified } from './database-errors.js';
 import { runPrepared } from './pglite-statements.js';
@@ -20,6 +24,7 @@ export function pgliteDatabase(db: PGlite): Database {
     };
   return {
     engine: 'pglite',
+    notices: inProcessNotices(),
     query: queryIn(db, false),
     // PGlite has one connection: its transaction() queues other work until this one ends.
     transaction: (work) => {
@@ -32,5 +37,19 @@ export function pgliteDatabase(db: PGlite): Database {
       await classified(db.exec(sql));
     },
     close: () => db.close(),
+  };
+}
+
+function inProcessNotices(): Notices {
+  const channels = new EventEmitter();
+  channels.setMaxListeners(0);
+  return {
+    hearing: true,
+    notify: async (channel, payload) => {
+      channels.emit(channel, payload);
+    },
+    listen: (channel, listener) => {
+      channels.on(channel, listener);
+    },
   };
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Database, QueryOptions, Transaction } from './database.js';
 import { TransactionEnd } from './database.js';
 import { classified, classifyDatabaseError } from './database-errors.js';
+import { postgresNotices } from './postgres-notices.js';
 import { statementName } from './statement-names.js';
 
 export interface PostgresOptions {
@@ -37,8 +38,10 @@ export function openPostgres({
   });
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  const notices = postgresNotices(pool, url, connectTimeoutMs);
   return {
     engine: 'postgres',
+    notices,
     query: (text, values, options) => rowsOf(pool, queryOf(text, values, options?.prepared)),
     transaction: (work) => {
       const ended = new TransactionEnd();
@@ -47,7 +50,10 @@ export function openPostgres({
     exec: async (sql) => {
       await classified(pool.query(sql));
     },
-    close: () => pool.end(),
+    close: async () => {
+      await notices.close();
+      await pool.end();
+    },
   };
 }
 

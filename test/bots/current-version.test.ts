@@ -6,12 +6,14 @@
  * (runtime/store/resource-cache.ts); on PostgreSQL from the database, every time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../runtime/server/config.js';
-import { startServer, type RunningServer } from '../../runtime/server/server.js';
-import { openDatabase } from '../../runtime/store/open-database.js';
 import { countingDatabase } from '../support/counting-database.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
-import { ROOT_CLIENT, startTestServer, type TestServer } from '../support/test-server.js';
+import {
+  startPeerServer,
+  startTestServer,
+  type PeerServer,
+  type TestServer,
+} from '../support/test-server.js';
 
 const engines = await availableEngines();
 const version = (v: string) => `export async function handler() { return '${v}'; }`;
@@ -137,33 +139,17 @@ describe.runIf(engines.includes('postgres'))(
   'Bot/$execute on two servers sharing one PostgreSQL database',
   () => {
     let first: TestServer;
-    let second: RunningServer;
+    let second: PeerServer;
 
     beforeAll(async () => {
       first = await startTestServer('postgres');
-      const config = loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
-        GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
-      });
-      second = await startServer(config, { db: await openDatabase({ url: first.database.url! }) });
+      second = await startPeerServer(first);
     });
     afterAll(async () => {
       await second?.close();
       await first?.stop();
     });
 
-    /** The same call on the second server, with the first server's project token. */
-    const onSecond = (path: string, method: string, body?: unknown) =>
-      fetch(`${second.url}/fhir/R4${path}`, {
-        method,
-        headers: {
-          Authorization: `Bearer ${first.project.token}`,
-          'Content-Type': 'application/fhir+json',
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
     const executeOnFirst = (id: string) => executeOn(first, id);
     /** A Bot made on the first server and run there once. */
     const createAndRunOnFirst = async (code: string) => {
@@ -176,7 +162,10 @@ describe.runIf(engines.includes('postgres'))(
       return id as string;
     };
     const updateOnSecond = async (id: string, code: string) => {
-      const updated = await onSecond(`/Bot/${id}`, 'PUT', { resourceType: 'Bot', id, code });
+      const updated = await second.fhir(`/Bot/${id}`, {
+        method: 'PUT',
+        body: { resourceType: 'Bot', id, code },
+      });
       expect(updated.status).toBe(200);
     };
 
@@ -184,7 +173,7 @@ describe.runIf(engines.includes('postgres'))(
       const id = await createAndRunOnFirst(version('v1'));
       await updateOnSecond(id, version('v2'));
       expect((await executeOnFirst(id)).text).toBe('v2');
-      expect((await onSecond(`/Bot/${id}`, 'DELETE')).status).toBe(200);
+      expect((await second.fhir(`/Bot/${id}`, { method: 'DELETE' })).status).toBe(200);
       expect((await executeOnFirst(id)).status).toBe(410);
     });
 

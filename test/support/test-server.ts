@@ -4,6 +4,7 @@
  */
 import { loadConfig, type Config } from '../../runtime/server/config.js';
 import { startServer, type RunningServer } from '../../runtime/server/server.js';
+import { openDatabase } from '../../runtime/store/open-database.js';
 import { createTestDatabase, type Engine, type TestDatabase } from './test-databases.js';
 
 export const ROOT_CLIENT = { id: 'test-root', secret: 'test-root-secret' };
@@ -59,26 +60,6 @@ export async function startTestServer(
   });
   const server = await startServer(config, { db: database.db });
   const base = `${server.url}/fhir/R4`;
-  const send = (
-    url: string,
-    init: RequestInit,
-    contentType: string,
-    token: string | null | undefined,
-  ) =>
-    fetch(url, {
-      method: init.method ?? 'GET',
-      headers: {
-        ...(init.body === undefined ? {} : { 'Content-Type': contentType }),
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        ...init.headers,
-      },
-      body:
-        init.body === undefined
-          ? undefined
-          : typeof init.body === 'string'
-            ? init.body
-            : JSON.stringify(init.body),
-    }) as Promise<FhirResponse>;
 
   const token = async (clientId: string, clientSecret: string, scope?: string) => {
     const body = new URLSearchParams({
@@ -130,4 +111,66 @@ export async function startTestServer(
       await database!.drop();
     },
   };
+}
+
+/** A second server on the same PostgreSQL database as `first`, as another process would be. */
+export interface PeerServer extends RunningServer {
+  /** fetch relative to the FHIR base, with `first`'s project token unless one is given. */
+  fhir(path: string, init?: RequestInit): Promise<FhirResponse>;
+  /** fetch relative to the server root, as TestServer's `call`. */
+  call(path: string, init?: RequestInit): Promise<FhirResponse>;
+}
+
+export async function startPeerServer(
+  first: TestServer,
+  env: NodeJS.ProcessEnv = {},
+): Promise<PeerServer> {
+  if (!first.database.url) throw new Error('A peer server needs a PostgreSQL database');
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
+    GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
+    ...env,
+  });
+  const server = await startServer(config, {
+    db: await openDatabase({ url: first.database.url }),
+  });
+  return {
+    ...server,
+    fhir: (path, init = {}) =>
+      send(
+        `${server.url}/fhir/R4${path}`,
+        init,
+        'application/fhir+json',
+        init.token === undefined ? first.project.token : init.token,
+      ),
+    call: (path, init = {}) =>
+      send(`${server.url}${path}`, init, 'application/json', init.token ?? undefined),
+    close: async (options) => {
+      await server.close(options);
+      await server.db.close();
+    },
+  };
+}
+
+/** A request with a JSON body (as given, or serialised) and a bearer token when there is one. */
+function send(
+  url: string,
+  init: RequestInit,
+  contentType: string,
+  token: string | null | undefined,
+): Promise<FhirResponse> {
+  return fetch(url, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(init.body === undefined ? {} : { 'Content-Type': contentType }),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...init.headers,
+    },
+    body:
+      init.body === undefined || typeof init.body === 'string'
+        ? (init.body as string | undefined)
+        : JSON.stringify(init.body),
+  }) as Promise<FhirResponse>;
 }
