@@ -17,6 +17,8 @@ export default defineConfig({
     // Most test files wait on servers, databases and child processes rather than compute: three
     // at a time keep a 2-core machine busy (one at a time, vitest's default there, leaves it idle).
     maxWorkers: 3,
+    // Memory tests collect garbage before they read the heap.
+    execArgv: ['--expose-gc'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -2,12 +2,14 @@
  * The `fhir` client a bot receives, host side: each method the sandbox forwards runs against
  * the store with the bot's project's access, through the same code as REST and GraphQL.
  */
-import { execute, parse, validate, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { searchableTypes } from '../../generated/search/index.js';
 import { Scopes } from '../access/scopes.js';
 import { FULL_ACCESS } from '../access/client-registry.js';
 import { parseSearchRequest, type SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
+import type { QueryLimits } from '../graphql/query-limits.js';
+import { checkQuery, runQuery } from '../graphql/run-query.js';
 import { createStoreDataSource } from '../graphql/store-data-source.js';
 import { fhirError } from '../model/fhir-error.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -17,12 +19,19 @@ export interface BotHostOptions {
   readonly store: ResourceStore;
   readonly schema: GraphQLSchema;
   readonly limits: SearchLimits;
+  readonly queryLimits: QueryLimits;
   readonly projectId: string;
 }
 
 export type HostCall = (method: string, args: unknown[]) => Promise<unknown>;
 
-export function createBotHost({ store, schema, limits, projectId }: BotHostOptions): HostCall {
+export function createBotHost({
+  store,
+  schema,
+  limits,
+  queryLimits,
+  projectId,
+}: BotHostOptions): HostCall {
   const search = async (type: unknown, query: unknown): Promise<FhirResource[]> => {
     const resourceType = knownType(type);
     const request = parseSearchRequest(resourceType, toParams(query), limits);
@@ -52,10 +61,14 @@ export function createBotHost({ store, schema, limits, projectId }: BotHostOptio
       ]);
       return null;
     },
+    // As `$graphql` runs them: the same dialect, limits and FHIRPath budget.
     graphql: async (query, variables) => {
-      const document = parse(text(query, 'query'));
-      const errors = validate(schema, document);
-      if (errors.length > 0) return { errors: errors.map((e) => ({ message: e.message })) };
+      const request = {
+        query: text(query, 'query'),
+        variables: (variables ?? {}) as Record<string, unknown>,
+      };
+      const checked = checkQuery(schema, request, queryLimits);
+      if (checked.errors) return { errors: checked.errors.map((e) => ({ message: e.message })) };
       const access = {
         clientId: 'bot',
         projectId,
@@ -64,12 +77,7 @@ export function createBotHost({ store, schema, limits, projectId }: BotHostOptio
         expires: Infinity,
       };
       const data = createStoreDataSource(store, projectId, access, limits);
-      const result = await execute({
-        schema,
-        document,
-        contextValue: { data },
-        variableValues: (variables ?? {}) as Record<string, unknown>,
-      });
+      const result = await runQuery(checked.query, schema, {}, data, request, queryLimits);
       return JSON.parse(JSON.stringify(result));
     },
   };

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
 import type { ClientRegistry } from '../access/client-registry.js';
+import type { QueryLimits } from '../graphql/query-limits.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import { Hl7Message } from '../hl7/hl7-message.js';
@@ -13,6 +14,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { AuditLog } from './audit-log.js';
+import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
 import { HL7_V2_ER7, type BotInput } from './bot-input.js';
 import type { Prelude, SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
@@ -30,7 +32,10 @@ export interface BotRunnerOptions {
   readonly pool: SandboxPool;
   readonly audit: AuditLog;
   readonly searchLimits: SearchLimits;
+  readonly queryLimits: QueryLimits;
   readonly botLimits: BotLimits;
+  /** Places in the pool, fairly across projects. */
+  readonly scheduler: ProjectScheduler;
   /** The bot's console output at debug level, tagged with the execution's trace id. */
   readonly logger?: Logger;
   /** Executions by status and their duration. */
@@ -78,8 +83,13 @@ const HL7_PRELUDES: readonly Prelude[] = [HL7_EAGER, HL7_EVENT];
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}
 
-  async execute({ projectId, bot, input, callerId }: BotExecution): Promise<BotOutcome> {
-    const { store, schema, clients, pool, searchLimits, botLimits } = this.options;
+  /** Waits for a place in the project's share of the pool; 429 when its queue is full. */
+  execute(execution: BotExecution): Promise<BotOutcome> {
+    return this.options.scheduler.run(execution.projectId, () => this.run(execution));
+  }
+
+  private async run({ projectId, bot, input, callerId }: BotExecution): Promise<BotOutcome> {
+    const { store, schema, clients, pool, searchLimits, queryLimits, botLimits } = this.options;
     const traceId = randomUUID();
     const event = {
       bot: { reference: `Bot/${bot.id}` },
@@ -91,7 +101,7 @@ export class BotRunner {
     const started = new Date();
     const code = String(bot.code ?? '');
     const host = afterQueuedAudits(
-      createBotHost({ store, schema, limits: searchLimits, projectId }),
+      createBotHost({ store, schema, limits: searchLimits, queryLimits, projectId }),
       () => this.options.audit.settledFor(projectId),
     );
     const result = await pool.run({

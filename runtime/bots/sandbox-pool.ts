@@ -381,9 +381,7 @@ function sourceWorkerUrl(): URL {
 }
 
 function poolSize(requested: number | undefined): number {
-  const fromEnv = Number(process.env.GRAPHIR_BOT_WORKERS);
-  const size = requested ?? (fromEnv > 0 ? fromEnv : availableParallelism());
-  return Math.max(1, Math.floor(size) || 1);
+  return Math.max(1, Math.floor(requested ?? availableParallelism()) || 1);
 }
 
 function resultOf(outcome: WorkerOutcome, durationMs: number): SandboxResult {

@@ -36,7 +36,7 @@ import {
   type OperationDefinitionNode,
   type SelectionNode,
 } from 'graphql';
-import { compileFhirPath, fhirPathOf } from './compile-fhirpath.js';
+import { compileFhirPath, fhirPathOf, type FhirPathBudget } from './compile-fhirpath.js';
 
 const SHAPING = new Set(['flatten', 'first', 'singleton', 'slice']);
 const INDEX = '$index';
@@ -302,9 +302,10 @@ export async function evaluateSliceKey(
   item: unknown,
   path: string,
   graphqlType: string,
+  budget: FhirPathBudget,
 ): Promise<string> {
   const evaluate = await compileFhirPath(path, fhirPathOf(graphqlType));
-  return evaluate(item).map(String).join(',');
+  return budget.evaluate(evaluate, item).map(String).join(',');
 }
 
 function directiveError(message: string, nodes: readonly FieldNode[]): GraphQLError {

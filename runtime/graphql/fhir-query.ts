@@ -22,6 +22,7 @@ import {
 } from 'graphql';
 import { compiledQuery, executeCompiled } from './compiled-execution.js';
 import type { PreparedQuery } from './prepared-query.js';
+import type { GraphQLContext } from './graphql-context.js';
 import { containerTrackingResolver } from './contained.js';
 import {
   applyFhirDirectives,
@@ -98,7 +99,13 @@ function withSliceKeys(
 ): GraphQLFieldResolver<unknown, unknown> {
   return (source, args, context, info) => {
     const slicePath = sliceKeyPath(info.fieldNodes[0]);
-    if (slicePath !== undefined) return evaluateSliceKey(source, slicePath, info.parentType.name);
+    if (slicePath !== undefined)
+      return evaluateSliceKey(
+        source,
+        slicePath,
+        info.parentType.name,
+        (context as GraphQLContext).fhirpath,
+      );
     return resolve(source, args, context, info);
   };
 }

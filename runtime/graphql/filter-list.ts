@@ -31,7 +31,7 @@ export const filterList: GraphQLFieldResolver<Item, GraphQLContext, FilterArgs> 
   const base = fhirPathOf(info.parentType.name, info.fieldName);
   return compileFhirPath(expression, base).then((evaluate) =>
     page(
-      kept.filter((item) => isTrue(evaluate(item))),
+      kept.filter((item) => isTrue(context.fhirpath.evaluate(evaluate, item))),
       count,
       offset,
       parent,

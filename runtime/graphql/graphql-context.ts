@@ -4,6 +4,7 @@
  * in one place and resolvers stay generic.
  */
 import type { FhirResource } from '../model/fhir-resource.js';
+import type { FhirPathBudget } from './compile-fhirpath.js';
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
 
 export interface SearchRequest {
@@ -48,6 +49,8 @@ export interface FhirDataSource {
 
 export interface GraphQLContext {
   readonly data: FhirDataSource;
+  /** The time the query may still spend evaluating FHIRPath (compile-fhirpath.ts). */
+  readonly fhirpath: FhirPathBudget;
   /**
    * Whether resolvers remember which resource holds each object they return (contained.ts).
    * Only `#id` references need it, so queries that resolve no reference skip the cost.

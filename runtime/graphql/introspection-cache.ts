@@ -46,12 +46,22 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 
-const CAPACITY = 3;
+/**
+ * Answers kept, by entries and by characters together, across every schema (instance-level
+ * `$graphql` has one per resource type): an answer about the whole of R4 is tens of megabytes.
+ */
+const MAX_ANSWERS = 8;
+const MAX_ANSWER_CHARS = 160 * 1024 * 1024;
 /** How long a run computes before it lets other requests in. */
 const SLICE_MS = 10;
 /** Objects nested deeper (the root is 0) are built in one go: a field, an argument. */
 const OUTER_DEPTH = 2;
-const answers = new WeakMap<GraphQLSchema, Map<string, Promise<string>>>();
+/** Finished answers, oldest first, and the characters they hold; answers being computed. */
+const answers = new Map<string, string>();
+let answerChars = 0;
+const pending = new Map<string, Promise<string>>();
+const schemaIds = new WeakMap<GraphQLSchema, number>();
+let lastSchemaId = 0;
 let running: Promise<unknown> = Promise.resolve();
 
 /** True when the operation selects only `__schema`, `__type` and `__typename` at its root. */
@@ -83,24 +93,41 @@ export function answerIntrospection(
   operationName: string | undefined,
   fallback: () => Promise<string>,
 ): Promise<string> {
-  let cache = answers.get(schema);
-  if (!cache) answers.set(schema, (cache = new Map()));
-  const key = JSON.stringify([print(document), variables, operationName ?? null]);
-  const kept = cache.get(key);
-  if (kept) {
-    cache.delete(key);
-    cache.set(key, kept);
-    return kept;
+  let schemaId = schemaIds.get(schema);
+  if (schemaId === undefined) schemaIds.set(schema, (schemaId = ++lastSchemaId));
+  const key = JSON.stringify([schemaId, print(document), variables, operationName ?? null]);
+  const kept = answers.get(key);
+  if (kept !== undefined) {
+    answers.delete(key);
+    answers.set(key, kept);
+    return Promise.resolve(kept);
   }
+  const computing = pending.get(key);
+  if (computing) return computing;
   const answer = oneAtATime(
     async () => (await introspect(schema, document, variables, operationName)) ?? fallback(),
   );
-  cache.set(key, answer);
-  if (cache.size > CAPACITY) cache.delete(cache.keys().next().value!);
-  answer.catch(() => {
-    if (cache.get(key) === answer) cache.delete(key);
-  });
+  pending.set(key, answer);
+  answer.then(
+    (text) => {
+      pending.delete(key);
+      keep(key, text);
+    },
+    () => pending.delete(key),
+  );
   return answer;
+}
+
+/** Keeps `text`, dropping the oldest answers while there are too many or too large. */
+function keep(key: string, text: string): void {
+  if (text.length > MAX_ANSWER_CHARS) return;
+  answers.set(key, text);
+  answerChars += text.length;
+  for (const [oldest, oldText] of answers) {
+    if (answers.size <= MAX_ANSWERS && answerChars <= MAX_ANSWER_CHARS) break;
+    answers.delete(oldest);
+    answerChars -= oldText.length;
+  }
 }
 
 function oneAtATime<T>(work: () => Promise<T>): Promise<T> {

@@ -15,8 +15,11 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import type { QuerySizeLimits } from './prepared-query-cache.js';
 
-export interface QueryLimits {
+export interface QueryLimits extends QuerySizeLimits {
+  /** The time a query may spend evaluating FHIRPath (compile-fhirpath.ts). */
+  readonly fhirpathBudgetMs: number;
   readonly maxDepth: number;
   readonly maxCost: number;
   readonly maxSearches: number;

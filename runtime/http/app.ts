@@ -4,6 +4,7 @@ import type { ClientRegistry } from '../access/client-registry.js';
 import type { TokenService } from '../access/token-service.js';
 import { BotRunner, type BotLimits } from '../bots/bot-runner.js';
 import type { AuditLog } from '../bots/audit-log.js';
+import { ProjectScheduler, type SchedulerLimits } from '../bots/project-scheduler.js';
 import type { SandboxPool } from '../bots/sandbox-pool.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
 import type { SearchLimits } from '../rest/search-request.js';
@@ -31,6 +32,7 @@ export interface RequestLimits {
   readonly search: SearchLimits;
   readonly query: QueryLimits;
   readonly bots: BotLimits;
+  readonly botsPerProject: SchedulerLimits;
 }
 
 export interface AppDependencies {
@@ -106,7 +108,9 @@ export function createApp({
         pool,
         audit,
         searchLimits,
+        queryLimits: limits.query,
         botLimits: limits.bots,
+        scheduler: new ProjectScheduler(limits.botsPerProject),
         logger,
         metrics,
       }),

@@ -7,7 +7,6 @@
  * @see http://hl7.org/fhir/R4/graphql.html
  */
 import {
-  GraphQLError,
   GraphQLSchema,
   Kind,
   getOperationAST,
@@ -15,22 +14,16 @@ import {
   type DocumentNode,
 } from 'graphql';
 import type { Context } from 'koa';
-import { executeFhirQuery } from '../graphql/fhir-query.js';
 import { answerIntrospection, isIntrospectionOnly } from '../graphql/introspection-cache.js';
-import { parseCached, type ParsedQuery } from '../graphql/prepared-query-cache.js';
-import { measureQuery, type QueryLimits } from '../graphql/query-limits.js';
+import type { QueryLimits } from '../graphql/query-limits.js';
+import { checkQuery, runQuery } from '../graphql/run-query.js';
 import { createStoreDataSource } from '../graphql/store-data-source.js';
 import { fhirError } from '../model/fhir-error.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { formatError, statusOf } from './graphql-errors.js';
-import {
-  readGraphQLRequest,
-  RequestRefused,
-  respond,
-  type GraphQLRequest,
-} from './graphql-request.js';
+import { readGraphQLRequest, respond, type GraphQLRequest } from './graphql-request.js';
 import { accessOf, projectOf } from './require-token.js';
 
 export interface GraphQLPipelineOptions {
@@ -49,30 +42,18 @@ export async function runGraphQL(
   { store, searchLimits, queryLimits, metrics }: GraphQLPipelineOptions,
 ): Promise<void> {
   const request = readGraphQLRequest(ctx);
-  const parsed = parse(target, request.query);
-  const { document } = parsed;
-  const measured = measureQuery(document, request.operationName, request.variables, queryLimits);
-  if (measured.cost !== undefined) metrics?.graphqlCost.observe(measured.cost);
-  // Limits first: a query too big to run is refused before it costs its validation.
-  if (measured.errors.length > 0)
-    return respond(ctx, 400, { errors: measured.errors.map(formatError) });
-  const query = parsed.prepared();
-  if (query.errors.length > 0) return respond(ctx, 400, { errors: query.errors.map(formatError) });
+  const checked = checkQuery(target, request, queryLimits, (cost) =>
+    metrics?.graphqlCost.observe(cost),
+  );
+  if (checked.errors) return respond(ctx, 400, { errors: checked.errors.map(formatError) });
+  const { document, query } = checked;
   if (ctx.method === 'GET' && isMutation(document, request.operationName)) {
     throw fhirError(405, 'not-supported', 'Mutations need POST');
   }
   const data = createStoreDataSource(store, projectOf(ctx), accessOf(ctx), searchLimits);
   const execute = async () => {
-    const result = await executeFhirQuery(
-      query,
-      {
-        schema: target,
-        rootValue,
-        contextValue: { data },
-        variableValues: request.variables,
-        operationName: request.operationName,
-      },
-      (engine) => metrics?.graphqlExecutions.inc({ engine }),
+    const result = await runQuery(query, target, rootValue, data, request, queryLimits, (engine) =>
+      metrics?.graphqlExecutions.inc({ engine }),
     );
     const errors = result.errors?.map(formatError);
     // A field that failed because the store is out of reach fails the request: 503, retry later.
@@ -105,15 +86,6 @@ export async function runGraphQL(
   }
   const { status, body } = await execute();
   respond(ctx, status, body);
-}
-
-function parse(schema: GraphQLSchema, text: string): ParsedQuery {
-  try {
-    return parseCached(schema, text);
-  } catch (error) {
-    if (!(error instanceof GraphQLError)) throw error;
-    throw new RequestRefused(400, [formatError(error)]);
-  }
 }
 
 function isMutation(document: DocumentNode, operationName: string | undefined): boolean {

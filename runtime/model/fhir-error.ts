@@ -19,6 +19,7 @@ export type IssueCode =
   | 'duplicate'
   | 'not-supported'
   | 'too-costly'
+  | 'throttled'
   | 'security'
   | 'login'
   | 'forbidden'

@@ -1,4 +1,5 @@
 /** Server configuration from the environment; see the README's configuration table. */
+import { availableParallelism } from 'node:os';
 import type { RequestLimits } from '../http/app.js';
 
 export interface Config {
@@ -25,10 +26,17 @@ export interface Config {
   readonly graphqlMaxDepth: number;
   readonly graphqlMaxCost: number;
   readonly graphqlMaxSearches: number;
+  readonly graphqlMaxQueryBytes: number;
+  readonly graphqlMaxTokens: number;
+  readonly graphqlFhirpathBudgetMs: number;
   /** Bot time limit when the Bot sets none, the most a Bot may set, and memory per execution. */
   readonly botTimeoutSeconds: number;
   readonly botMaxTimeoutSeconds: number;
   readonly botMemoryBytes: number;
+  /** Worker threads running bots; per project, executions at once and waiting for a place. */
+  readonly botWorkers: number;
+  readonly botProjectConcurrency: number;
+  readonly botProjectQueue: number;
   /** Bytes of log lines gathered for one write to stdout; 0: each line at once (logger.ts). */
   readonly logBufferBytes: number;
 }
@@ -89,6 +97,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       1,
       10_000,
     ),
+    graphqlMaxQueryBytes: integer(
+      'GRAPHIR_GRAPHQL_MAX_QUERY_BYTES',
+      env.GRAPHIR_GRAPHQL_MAX_QUERY_BYTES ?? String(256 * 1024),
+      1,
+      16 * 1024 * 1024,
+    ),
+    graphqlMaxTokens: integer(
+      'GRAPHIR_GRAPHQL_MAX_TOKENS',
+      env.GRAPHIR_GRAPHQL_MAX_TOKENS ?? '20000',
+      1,
+      10_000_000,
+    ),
+    graphqlFhirpathBudgetMs: integer(
+      'GRAPHIR_GRAPHQL_FHIRPATH_BUDGET_MS',
+      env.GRAPHIR_GRAPHQL_FHIRPATH_BUDGET_MS ?? '50',
+      1,
+      60_000,
+    ),
     botTimeoutSeconds: integer(
       'GRAPHIR_BOT_TIMEOUT_SECONDS',
       env.GRAPHIR_BOT_TIMEOUT_SECONDS ?? '10',
@@ -103,12 +129,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     botMemoryBytes:
       integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
+    ...botPlaces(env),
     logBufferBytes: integer('LOG_BUFFER_BYTES', env.LOG_BUFFER_BYTES ?? '4096', 0, 16_000),
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',
       env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',
       1,
       86_400 * 30,
+    ),
+  };
+}
+
+/**
+ * One worker per core by default. A project runs at most one worker fewer at once, so that
+ * another project's bot always finds one (runtime/bots/project-scheduler.ts).
+ */
+function botPlaces(env: NodeJS.ProcessEnv) {
+  const botWorkers = integer(
+    'GRAPHIR_BOT_WORKERS',
+    env.GRAPHIR_BOT_WORKERS ?? String(availableParallelism()),
+    1,
+    256,
+  );
+  return {
+    botWorkers,
+    botProjectConcurrency: integer(
+      'GRAPHIR_BOT_PROJECT_CONCURRENCY',
+      env.GRAPHIR_BOT_PROJECT_CONCURRENCY ?? String(Math.max(1, botWorkers - 1)),
+      1,
+      256,
+    ),
+    botProjectQueue: integer(
+      'GRAPHIR_BOT_PROJECT_QUEUE',
+      env.GRAPHIR_BOT_PROJECT_QUEUE ?? '100',
+      0,
+      100_000,
     ),
   };
 }
@@ -122,6 +177,9 @@ export function requestLimits(config: Config): RequestLimits {
       maxDepth: config.graphqlMaxDepth,
       maxCost: config.graphqlMaxCost,
       maxSearches: config.graphqlMaxSearches,
+      maxQueryBytes: config.graphqlMaxQueryBytes,
+      maxTokens: config.graphqlMaxTokens,
+      fhirpathBudgetMs: config.graphqlFhirpathBudgetMs,
       maxPageSize: config.maxPageSize,
       defaultPageSize: config.defaultPageSize,
     },
@@ -130,6 +188,7 @@ export function requestLimits(config: Config): RequestLimits {
       maxTimeoutSeconds: config.botMaxTimeoutSeconds,
       memoryBytes: config.botMemoryBytes,
     },
+    botsPerProject: { concurrency: config.botProjectConcurrency, queued: config.botProjectQueue },
   };
 }
 

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { GraphQLSchema } from 'graphql';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { ClientRegistry } from '../access/client-registry.js';
@@ -29,6 +30,7 @@ export interface RunningServer {
   settled(): Promise<void>;
   readonly db: Database;
   readonly store: ResourceStore;
+  readonly schema: GraphQLSchema;
   readonly logger: Logger;
   /**
    * Stops accepting connections, then closes the sandbox pool and the database once queued work
@@ -68,7 +70,7 @@ export async function startServer(
     );
   }
   const tokens = await TokenService.open(new SigningKeyStore(db), config.tokenLifetimeSeconds);
-  const pool = new SandboxPool({});
+  const pool = new SandboxPool({ size: config.botWorkers });
   const audit = new AuditLog(store);
   const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
   const server = createApp({
@@ -94,6 +96,7 @@ export async function startServer(
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     db,
+    schema,
     store,
     logger,
     settled: async () => {

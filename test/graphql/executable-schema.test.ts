@@ -8,6 +8,7 @@ import {
 } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildExecutableSchema } from '../../runtime/graphql/build-executable-schema.js';
+import { FhirPathBudget } from '../../runtime/graphql/compile-fhirpath.js';
 
 const patient = {
   resourceType: 'Patient',
@@ -56,7 +57,12 @@ describe('the executable schema built from generated/', () => {
   const run = async (query: string) => {
     const document = parse(query);
     expect(validate(patientRoot, document)).toEqual([]);
-    return execute({ schema: patientRoot, document, rootValue: patient, contextValue: {} });
+    return execute({
+      schema: patientRoot,
+      document,
+      rootValue: patient,
+      contextValue: { fhirpath: new FhirPathBudget(1_000) },
+    });
   };
 
   it.each([

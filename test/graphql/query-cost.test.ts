@@ -27,7 +27,11 @@ const graphql = async (server: TestServer, query: string, variables = {}) => {
 describe('the default cost limit', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer('pglite');
+    // Texts as large as these queries are, so that the cost limit is what refuses them.
+    server = await startTestServer('pglite', {
+      GRAPHIR_GRAPHQL_MAX_QUERY_BYTES: String(4 * 1024 * 1024),
+      GRAPHIR_GRAPHQL_MAX_TOKENS: '1000000',
+    });
     const put = await server.fhir('/Observation/qc1', {
       method: 'PUT',
       body: {
@@ -130,6 +134,9 @@ it('costs every HL7 conformance case under a 50th of the default limit', () => {
     maxSearches: 20,
     maxPageSize: 1000,
     defaultPageSize: 20,
+    maxQueryBytes: 256 * 1024,
+    maxTokens: 20_000,
+    fhirpathBudgetMs: 50,
   };
   const costed = manifest.cases
     .filter((c) => !c.file.includes('parser-tests'))

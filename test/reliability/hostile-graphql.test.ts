@@ -436,6 +436,10 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
       `{ a: PatientList(_count: -1000000) { id } ${aliases(500, '__typename').slice(1, -1)} }`,
     ],
     ['a 5 MB query of one character', 'x'.repeat(5_000_000)],
+    [
+      'a 5 MB search string, past the query size',
+      `{ PatientList(name: "${'x'.repeat(5_000_000)}") { id } }`,
+    ],
     ['an unterminated 5 MB string', `{ PatientList(name: "${'x'.repeat(5_000_000)}) { id } }`],
     ['an unknown 5 MB field name', `{ ${'f'.repeat(5_000_000)} }`],
     ['U+0000 outside a string', '{ Patient\u0000List { id } }'],
@@ -452,11 +456,6 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
       '5000 aliases of one field (under the limits)',
       aliases(5000, '__typename'),
       (data: any) => expect(Object.keys(data)).toHaveLength(5000),
-    ],
-    [
-      'a 5 MB search string',
-      `{ PatientList(name: "${'x'.repeat(5_000_000)}") { id } }`,
-      (data: any) => expect(data.PatientList).toEqual([]),
     ],
     [
       'unicode in strings and comments',

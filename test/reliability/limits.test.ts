@@ -12,7 +12,7 @@
  * reads the same way on both engines.
  *
  * Not listed, because no client can move them or they are no limit on a request: the QuickJS
- * stack (256 KiB; past it a bot gets "stack overflow", test/runtime/sandbox.test.ts), the bot
+ * stack (256 KiB; past it a bot gets "stack overflow", test/bots/sandbox.test.ts), the bot
  * worker's Node heap backstop and deadline grace (sandbox-pool.ts), GRAPHIR_BOT_WORKERS (a pool
  * size), GRAPHIR_TOKEN_LIFETIME_SECONDS. There is no limit on requests per client.
  */
@@ -44,6 +44,9 @@ interface Limit {
 }
 
 const GRAPHQL_LIMITS_TEST = 'test/graphql/graphql-http.test.ts';
+const QUERY_SIZE_TEST = 'test/graphql/query-size.test.ts';
+const FHIRPATH_TEST = 'test/graphql/fhirpath-budget.test.ts';
+const FAIRNESS_TEST = 'test/bots/fairness.test.ts';
 const LIMITS: readonly Limit[] = [
   {
     limit: 'request body',
@@ -166,6 +169,52 @@ const LIMITS: readonly Limit[] = [
     testedIn: 'here',
   },
   {
+    limit: 'GraphQL query text',
+    setting: 'GRAPHIR_GRAPHQL_MAX_QUERY_BYTES',
+    default: '256 KiB',
+    past: '400 with errors, before parsing',
+    testedIn: [QUERY_SIZE_TEST, 'query bytes: at the limit', 'query bytes: one past it'],
+  },
+  {
+    limit: 'GraphQL tokens',
+    setting: 'GRAPHIR_GRAPHQL_MAX_TOKENS (comments left out)',
+    default: '20,000',
+    past: '400 with errors, before parsing',
+    testedIn: [QUERY_SIZE_TEST, 'tokens: at the limit', 'tokens: one past it'],
+  },
+  {
+    limit: 'FHIRPath expression',
+    setting: 'MAX_FHIRPATH_CHARS in runtime/graphql/compile-fhirpath.ts',
+    default: '1,000 characters',
+    past: 'the field null with an error',
+    testedIn: [
+      FHIRPATH_TEST,
+      'an expression as long as the limit',
+      'an expression one character longer',
+    ],
+  },
+  {
+    limit: 'FHIRPath time per query',
+    setting: 'GRAPHIR_GRAPHQL_FHIRPATH_BUDGET_MS',
+    default: '50 ms',
+    past: 'the field null with an error',
+    testedIn: [
+      FHIRPATH_TEST,
+      'within the budget',
+      'past the budget: the field fails, and the server keeps answering',
+    ],
+  },
+  {
+    limit: "a project's bot executions",
+    setting: 'GRAPHIR_BOT_PROJECT_CONCURRENCY at once, GRAPHIR_BOT_PROJECT_QUEUE waiting',
+    default: 'one worker fewer than GRAPHIR_BOT_WORKERS; 100',
+    past: '429 throttled with Retry-After',
+    testedIn: [
+      FAIRNESS_TEST,
+      'runs at most `concurrency` of a project, queues `queued`, refuses the rest',
+    ],
+  },
+  {
     limit: 'admin names',
     setting: 'secret name; project name, client name and scope',
     default: '100; 1000 characters',
@@ -178,6 +227,7 @@ const NOT_LIMITS = [
   'GRAPHIR_ROOT_CLIENT_ID',
   'GRAPHIR_ROOT_CLIENT_SECRET',
   'GRAPHIR_TOKEN_LIFETIME_SECONDS',
+  'GRAPHIR_BOT_WORKERS',
 ];
 
 const described = new Set<string>();
