@@ -47,7 +47,7 @@ export function bufferedDestination(
   dest: number | string,
   bufferBytes: number,
   flushMs: number = LOG_FLUSH_MS,
-) {
+): ReturnType<typeof pino.destination> {
   return pino.destination({
     dest,
     sync: false,
