@@ -33,12 +33,15 @@ const GC_ON_SIGNAL = new URL('./gc-on-signal.mjs', import.meta.url).href;
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 
-/** `gc`: SIGUSR2 makes the process collect garbage (see gc-on-signal.mjs, and `collectGarbage`). */
+/**
+ * `gc`: SIGUSR2 makes the process collect garbage (see gc-on-signal.mjs, and `collectGarbage`).
+ * `root`: the checkout to run (its dist/ or runtime/), by default this one.
+ */
 export async function spawnServer(
   mode: ServerMode,
   env: Record<string, string>,
   logFile: string,
-  options: { gc?: boolean } = {},
+  options: { gc?: boolean; root?: string } = {},
 ): Promise<ServerProcess> {
   const args = [
     ...(options.gc ? ['--expose-gc', '--import', GC_ON_SIGNAL] : []),
@@ -48,6 +51,7 @@ export async function spawnServer(
   ];
   const log = openSync(logFile, 'a');
   const child = spawn(process.execPath, args, {
+    ...(options.root ? { cwd: options.root } : {}),
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', log, log],
   });
