@@ -12,7 +12,7 @@ import type {
   SchemaPiece,
 } from '../../runtime/model/schema-piece.js';
 import type { ComplexTypeIR, ElementIR, PrimitiveIR, ResourceIR, SpecIR } from '../ir/ir-types.js';
-import { graphqlNames as names, sortedBy } from '../ir/naming.js';
+import { graphqlNames as names, sortedBy, type InputKind } from '../ir/naming.js';
 
 /** The datatype whose `resource` field follows the reference. @see http://hl7.org/fhir/R4/graphql.html#references */
 const REFERENCE_TYPE = 'Reference';
@@ -21,12 +21,20 @@ const PRIMITIVE_EXTENSION_TYPE = 'Element';
 const ANY_RESOURCE = 'AnyResource';
 /** What every `<Type>Delete` mutation returns. */
 const OPERATION_OUTCOME = 'OperationOutcome';
-const SEARCH_VALUE = 'SearchValue';
+/**
+ * Search parameters whose values are commonly repeated, several values ANDed as repeated REST
+ * parameters are (`birthdate: ["ge1980", "lt1990"]`), take a list; every other search argument a
+ * string, as in Medplum's schema. A single string fits a list argument too (GraphQL's input
+ * coercion), and `$date: String` used there is read as `[String]` (argument-literals.ts).
+ */
+const LIST_SEARCH_TYPES: ReadonlySet<string> = new Set(['date', 'number', 'quantity']);
 const PAGING: readonly ArgumentData[] = [
   ['_count', 'Int', 'Page size'],
   ['_offset', 'Int', 'Number of results to skip'],
-  ['_sort', SEARCH_VALUE, 'Sort keys, comma-separated, `-` for descending (`-date,name`)'],
+  ['_sort', 'String', 'Sort keys, comma-separated, `-` for descending (`-date,name`)'],
 ];
+/** Mutation inputs come in both of Medplum's kinds, `PatientCreate` and `PatientUpdate`. */
+const INPUT_KINDS: readonly InputKind[] = ['Create', 'Update'];
 const CURSOR: ArgumentData = [
   '_cursor',
   'String',
@@ -47,7 +55,7 @@ export function buildSchemaPieces(ir: SpecIR): SchemaPiece[] {
   const datatypePieces = [...datatypeOwners].map(([owner, types]) => ({
     name: owner,
     objects: types.map((t) => outputObject(t, scalars)),
-    inputs: types.map((t) => inputObject(t, scalars)),
+    inputs: INPUT_KINDS.flatMap((kind) => types.map((t) => inputObject(t, scalars, kind))),
     argumentSets: filterSets(types, arrayTypes),
   }));
   const resourcePieces = ir.resources.map((resource) =>
@@ -62,11 +70,6 @@ function sharedPiece(ir: SpecIR): SchemaPiece {
   return {
     name: 'schema',
     scalars: [
-      {
-        name: SEARCH_VALUE,
-        description:
-          'A search or filter value. Quoted strings, and also the unquoted names, numbers and booleans FHIR writes (`Patient(id: example)`); a list means all must match.',
-      },
       { name: 'JSON', description: 'A FHIR resource or other JSON value, as FHIR JSON writes it' },
     ],
     unions: [{ name: ANY_RESOURCE, description: 'Any FHIR resource', types: resourceNames }],
@@ -93,7 +96,7 @@ function sharedPiece(ir: SpecIR): SchemaPiece {
       },
     ],
     argumentSets: {
-      id: [['id', `${SEARCH_VALUE}!`, 'The logical id']],
+      id: [['id', 'ID!', 'The logical id']],
       [`${REFERENCE_TYPE}.resource`]: [
         [
           'optional',
@@ -117,11 +120,14 @@ function resourcePiece(
   const [root, ...backbones] = types.map((t) => outputObject(t, scalars));
   const search: ArgumentData[] = [
     ...PAGING,
-    ...resource.searchArguments.map(({ name: arg, code, modifier }): ArgumentData => [
-      arg,
-      SEARCH_VALUE,
-      `${modifier ? `${code}:${modifier}` : code} — ${firstLine(resource.searchParameters.find((p) => p.code === code)!.description)}`,
-    ]),
+    ...resource.searchArguments.map(({ name: arg, code, modifier }): ArgumentData => {
+      const parameter = resource.searchParameters.find((p) => p.code === code)!;
+      return [
+        arg,
+        searchArgumentType(parameter.type, modifier),
+        `${modifier ? `${code}:${modifier}` : code} — ${firstLine(parameter.description)}`,
+      ];
+    }),
   ];
   // Reverse-reference fields repeat on every type a reference can point to, so their arguments
   // are not described in each copy: `_reference` is described on its enum, the search arguments
@@ -129,7 +135,7 @@ function resourcePiece(
   const reverse: ArgumentData[] = [
     ['_reference', `${names.referenceParameter(name)}!`],
     ...PAGING.map(([arg, type]): ArgumentData => [arg, type]),
-    ...resource.searchParameters.map((p): ArgumentData => [p.argument, SEARCH_VALUE]),
+    ...resource.searchParameters.map((p): ArgumentData => [p.argument, searchArgumentType(p.type)]),
   ];
   return {
     name,
@@ -150,12 +156,14 @@ function resourcePiece(
         ],
       },
     ],
-    inputs: types.map((t, i) => {
-      const input = inputObject(t, scalars);
-      return i === 0
-        ? { ...input, fields: [['resourceType', 'String', 'Always ' + name], ...input.fields] }
-        : input;
-    }),
+    inputs: INPUT_KINDS.flatMap((kind) =>
+      types.map((t, i) => {
+        const input = inputObject(t, scalars, kind);
+        return i === 0
+          ? { ...input, fields: [['resourceType', 'String', 'Always ' + name], ...input.fields] }
+          : input;
+      }),
+    ),
     enums: referenceParameters.length
       ? [
           {
@@ -169,10 +177,10 @@ function resourcePiece(
       ...filterSets(types, arrayTypes),
       [`${name}.search`]: search,
       [`${name}.connection`]: [...search, CURSOR],
-      [`${name}.create`]: [['res', `${names.input(name)}!`, `The new ${name}`]],
+      [`${name}.create`]: [['res', `${names.input(name, 'Create')}!`, `The new ${name}`]],
       [`${name}.update`]: [
-        ['id', `${SEARCH_VALUE}!`, 'The logical id'],
-        ['res', `${names.input(name)}!`, `The ${name}'s new content`],
+        ['id', 'ID!', 'The logical id'],
+        ['res', `${names.input(name, 'Update')}!`, `The ${name}'s new content`],
       ],
       ...(referenceParameters.length
         ? {
@@ -275,7 +283,11 @@ function outputObject(type: ComplexTypeIR, scalars: ReadonlyMap<string, string>)
   return { name: type.name, description: type.description, fields: fields.map(trimField) };
 }
 
-function inputObject(type: ComplexTypeIR, scalars: ReadonlyMap<string, string>): ObjectData {
+function inputObject(
+  type: ComplexTypeIR,
+  scalars: ReadonlyMap<string, string>,
+  kind: InputKind,
+): ObjectData {
   const fields = type.elements.flatMap((element: ElementIR): FieldData[] => {
     const required = element.min > 0 && !element.choiceGroup ? '!' : '';
     const wrap = (t: string) => (element.array ? `[${t}]` : t) + required;
@@ -285,17 +297,22 @@ function inputObject(type: ComplexTypeIR, scalars: ReadonlyMap<string, string>):
         return [
           [element.name, wrap(scalars.get(element.type)!), element.description],
           ...(element.extensible
-            ? [[`_${element.name}`, wrapExtension(names.input(PRIMITIVE_EXTENSION_TYPE))] as const]
+            ? [
+                [
+                  `_${element.name}`,
+                  wrapExtension(names.input(PRIMITIVE_EXTENSION_TYPE, kind)),
+                ] as const,
+              ]
             : []),
         ];
       case 'resource':
         return [[element.name, wrap('JSON'), element.description]];
       case 'complex':
-        return [[element.name, wrap(names.input(element.type)), element.description]];
+        return [[element.name, wrap(names.input(element.type, kind)), element.description]];
     }
   });
   return {
-    name: names.input(type.name),
+    name: names.input(type.name, kind),
     description: type.description,
     fields: fields.map(trimField),
   };
@@ -314,7 +331,7 @@ function filterSets(
       ['_offset', 'Int', 'Skips this many items'],
       ...type.filterBy.map((name): ArgumentData => [
         name,
-        SEARCH_VALUE,
+        'String',
         `Keeps the items whose ${name} equals this value`,
       ]),
     ];
@@ -343,6 +360,10 @@ function scalarMap(primitives: readonly PrimitiveIR[]): Map<string, string> {
           : 'Float'
         : 'String';
   return new Map(primitives.map((p) => [p.name, scalar(p)]));
+}
+
+function searchArgumentType(type: string, modifier?: string): string {
+  return LIST_SEARCH_TYPES.has(type) && modifier !== 'missing' ? '[String]' : 'String';
 }
 
 function firstLine(text: string): string {

@@ -82,14 +82,18 @@ export function sortedBy<T>(items: Iterable<T>, key: (item: T) => string): T[] {
   return [...items].sort((a, b) => compareStrings(key(a), key(b)));
 }
 
+/** The two mutation input kinds, `PatientCreate` and `PatientUpdate`. */
+export type InputKind = 'Create' | 'Update';
+
 /**
- * Names of the GraphQL types Graphir adds around a FHIR type. FHIR names never contain `_`, so
- * these cannot clash with a FHIR type: `Task.input` is the backbone type `TaskInput`, while the
- * mutation input for Task is `Task_Input`.
+ * Names of the GraphQL types Graphir adds around a FHIR type, as Medplum names them, so that
+ * queries and typed clients written for Medplum validate here: mutation inputs `PatientCreate`,
+ * `CommunicationPayloadCreate` (type name + kind), pages `PatientConnection` and their edges.
+ * No FHIR type name ends in these suffixes, and buildSchemaFromPieces refuses a duplicate name.
  */
 export const graphqlNames = {
-  input: (type: string) => `${type}_Input`,
-  connection: (type: string) => `${type}_Connection`,
-  edge: (type: string) => `${type}_ConnectionEdge`,
+  input: (type: string, kind: InputKind) => `${type}${kind}`,
+  connection: (type: string) => `${type}Connection`,
+  edge: (type: string) => `${type}ConnectionEdge`,
   referenceParameter: (type: string) => `${type}_ReferenceParameter`,
 } as const;

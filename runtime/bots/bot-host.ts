@@ -77,7 +77,7 @@ export function createBotHost({
         expires: Infinity,
       };
       const data = createStoreDataSource(store, projectId, access, limits);
-      const result = await runQuery(checked.query, schema, {}, data, request, queryLimits);
+      const result = await runQuery(checked.run, schema, {}, data, request, queryLimits);
       return JSON.parse(JSON.stringify(result));
     },
   };

@@ -12,12 +12,11 @@ import { loadResolverWiring } from '../../generated/resolvers/index.js';
 import { buildSchemaFromPieces } from '../model/build-schema-from-pieces.js';
 import type { ResolverDescriptor } from '../model/resolver-wiring.js';
 import { resolverFactories } from './resolver-factories.js';
-import { scalarImplementations } from './scalars.js';
 
 const TYPE_RESOLVER = '__resolveType';
 
 export function buildExecutableSchema(): GraphQLSchema {
-  const schema = buildSchemaFromPieces(loadSchemaPieces(), { scalars: scalarImplementations });
+  const schema = buildSchemaFromPieces(loadSchemaPieces());
   for (const wiring of loadResolverWiring()) {
     for (const [typeName, fields] of Object.entries(wiring)) {
       const type = schema.getType(typeName);

@@ -12,7 +12,8 @@
  * 3. A variable declared nullable but used in `@include(if:)`/`@skip(if:)` (`$var: Boolean`) is
  *    read as `Boolean!`; a missing value is then an error, as in the reference engine.
  * It also adds the hidden selection that carries each item's `@slice` key (directives.ts).
- * Unquoted values (`Patient(id: example)`) need no rewriting: the SearchValue scalar takes them.
+ * Unquoted values (`Patient(id: example)`) are fitted to their arguments' types afterwards
+ * (argument-literals.ts).
  * @see http://hl7.org/fhir/R4/graphql.html
  */
 import {

@@ -1,6 +1,7 @@
 /**
  * A FHIR GraphQL query from parsed text to result: the FHIR dialect rewritten to standard GraphQL
- * (fhir-dialect.ts), validated, executed with a default resolver that tracks enclosing resources
+ * (fhir-dialect.ts), its argument values fitted to the schema's types (argument-literals.ts),
+ * validated, executed with a default resolver that tracks enclosing resources
  * (contained.ts) and computes slice keys, and reshaped by FHIR's directives (directives.ts).
  * Plain queries that recur run compiled (compiled-execution.ts).
  * @see http://hl7.org/fhir/R4/graphql.html
@@ -20,6 +21,7 @@ import {
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
+import { fitArgumentLiterals } from './argument-literals.js';
 import { compiledQuery, executeCompiled } from './compiled-execution.js';
 import type { PreparedQuery } from './prepared-query.js';
 import type { GraphQLContext } from './graphql-context.js';
@@ -38,13 +40,22 @@ const RULES_BUT_OVERLAP = specifiedRules.filter((r) => r !== OverlappingFieldsCa
  * Validation runs on the rewritten query, except the rule that same-named fields must have the
  * same shape: rewriting puts `name` on Patient (a list of HumanName) and on Organization (a
  * string) in fragments that can never both apply, which that rule would refuse. It runs on the
- * query as written instead.
+ * query as written instead. `fromShape`: the document is a query's shape (query-shape.ts).
  */
-export function prepareFhirQuery(schema: GraphQLSchema, document: DocumentNode): PreparedQuery {
-  const executable = rewriteFhirDialect(schema, document);
+export function prepareFhirQuery(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  { fromShape = false } = {},
+): PreparedQuery {
+  const { document: executable, placeholderTypes } = fitArgumentLiterals(
+    schema,
+    rewriteFhirDialect(schema, document),
+    fromShape,
+  );
   const shape = {
     shaped: hasFhirDirectives(document),
     resolvesReferences: selectsField(document, 'resource'),
+    placeholderTypes,
   };
   if (countSelections(executable) > MAX_SELECTIONS) {
     const message =

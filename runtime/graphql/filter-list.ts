@@ -11,7 +11,7 @@ import { rememberContainer } from './contained.js';
 import type { GraphQLContext } from './graphql-context.js';
 
 type Item = Record<string, unknown>;
-type FilterArgs = Record<string, string | string[] | number | undefined>;
+type FilterArgs = Record<string, string | number | null | undefined>;
 
 export const filterList: GraphQLFieldResolver<Item, GraphQLContext, FilterArgs> = (
   parent,
@@ -59,14 +59,14 @@ function page(
 }
 
 function filtersByValue(byValue: FilterArgs): boolean {
-  for (const child in byValue) if (byValue[child] !== undefined) return true;
+  for (const child in byValue) if (byValue[child] != null) return true;
   return false;
 }
 
 /** Every given value must be among the child's values (a repeating child matches on any item). */
 function matchesValues(item: Item, byValue: FilterArgs): boolean {
   return Object.entries(byValue).every(([child, wanted]) => {
-    if (wanted === undefined) return true;
+    if (wanted == null) return true;
     const present = ([] as unknown[]).concat(item[child] ?? []).map(String);
     return ([] as unknown[]).concat(wanted).every((value) => present.includes(String(value)));
   });

@@ -86,8 +86,9 @@ export const resolveReference: GraphQLFieldResolver<
       ? await data.resolve(reference)
       : undefined;
   if (target && (type === undefined || target.resourceType === type)) return target;
-  if (optional || (target && type !== undefined)) return null;
-  throw new GraphQLError(`Unable to resolve the reference ${reference ?? '(no reference)'}`);
+  // A reference with only a display (or an identifier) points at nothing to resolve.
+  if (optional || !reference || (target && type !== undefined)) return null;
+  throw new GraphQLError(`Unable to resolve the reference ${reference}`);
 };
 
 /**
@@ -128,21 +129,25 @@ function referring(
   return data.searchReferring(resourceType, code, parent, searchRequest(resourceType, args));
 }
 
+/**
+ * A null argument (`$name: String` sent as null or left out) sets no criterion, nor does a null
+ * item of a list: clients pass every variable of a typed query, set or not.
+ */
 function searchRequest(resourceType: string, args: Args): SearchRequest {
-  const searchArgs = Object.fromEntries(
-    Object.entries(args).filter(([name]) => !PAGING_ARGUMENTS.has(name)),
-  );
+  const searchArgs: Record<string, RawSearchArgument> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (PAGING_ARGUMENTS.has(name) || value == null) continue;
+    const values = Array.isArray(value) ? value.filter((v): v is string => v != null) : [value];
+    if (values.length > 0) searchArgs[name] = values as string[];
+  }
   if (typeof args._offset === 'number' && args._offset < 0)
     throw new GraphQLError(`_offset: ${args._offset} must be 0 or more`);
   try {
     return {
-      criteria: parseSearchArguments(
-        loadSearchDefinition(resourceType),
-        searchArgs as Record<string, RawSearchArgument>,
-      ),
-      count: args._count as number | undefined,
-      offset: args._offset as number | undefined,
-      sort: args._sort === undefined ? undefined : String(args._sort),
+      criteria: parseSearchArguments(loadSearchDefinition(resourceType), searchArgs),
+      count: (args._count ?? undefined) as number | undefined,
+      offset: (args._offset ?? undefined) as number | undefined,
+      sort: (args._sort ?? undefined) as string | undefined,
       // A `$cursor` variable sent as null, as on a first page, means no cursor.
       cursor: (args._cursor ?? undefined) as string | undefined,
     };

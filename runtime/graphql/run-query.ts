@@ -7,8 +7,7 @@ import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSche
 import { FhirPathBudget } from './compile-fhirpath.js';
 import { executeFhirQuery, type ExecutionEngine } from './fhir-query.js';
 import type { FhirDataSource, GraphQLContext } from './graphql-context.js';
-import { keepQuery, parseQuery } from './prepared-query-cache.js';
-import type { PreparedQuery } from './prepared-query.js';
+import { parseQuery, type PreparedRun } from './prepared-query-cache.js';
 import { measureQuery, type QueryLimits } from './query-limits.js';
 
 export interface QueryRequest {
@@ -19,7 +18,7 @@ export interface QueryRequest {
 
 export type Checked =
   | { readonly errors: readonly GraphQLError[] }
-  | { readonly document: DocumentNode; readonly query: PreparedQuery; readonly errors?: undefined };
+  | { readonly document: DocumentNode; readonly run: PreparedRun; readonly errors?: undefined };
 
 /**
  * The query parsed, within the limits and valid, or the errors that refuse it (a syntax error,
@@ -38,20 +37,25 @@ export function checkQuery(
     if (error instanceof GraphQLError) return { errors: [error] };
     throw error;
   }
-  const measured = measureQuery(parsed.document, request.operationName, request.variables, limits);
+  const measured = measureQuery(
+    parsed.document,
+    request.operationName,
+    { ...request.variables, ...parsed.variables },
+    limits,
+  );
   if (measured.cost !== undefined) onCost?.(measured.cost);
   // Limits first: a query too big to run is refused before it costs its validation, and is not
   // kept.
-  if (measured.errors.length > 0) return { errors: measured.errors };
-  keepQuery(schema, request.query, parsed);
-  const query = parsed.prepared();
-  if (query.errors.length > 0) return { errors: query.errors };
-  return { document: parsed.document, query };
+  if (measured.errors.length > 0) return { errors: parsed.relocate(measured.errors) };
+  parsed.keep();
+  const run = parsed.prepare();
+  if (run.query.errors.length > 0) return { errors: run.relocate(run.query.errors) };
+  return { document: run.query.document, run };
 }
 
 /** Runs a checked query; `onEngine` hears which engine ran it (compiled or interpreted). */
-export function runQuery(
-  query: PreparedQuery,
+export async function runQuery(
+  run: PreparedRun,
   schema: GraphQLSchema,
   rootValue: unknown,
   data: FhirDataSource,
@@ -63,15 +67,16 @@ export function runQuery(
     data,
     fhirpath: new FhirPathBudget(limits.fhirpathBudgetMs),
   };
-  return executeFhirQuery(
-    query,
+  const result = await executeFhirQuery(
+    run.query,
     {
       schema,
       rootValue,
       contextValue,
-      variableValues: request.variables,
+      variableValues: { ...request.variables, ...run.variables },
       operationName: request.operationName,
     },
     onEngine,
   );
+  return result.errors ? { ...result, errors: run.relocate(result.errors) } : result;
 }

@@ -23,7 +23,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { formatError, statusOf } from './graphql-errors.js';
-import { readGraphQLRequest, respond, type GraphQLRequest } from './graphql-request.js';
+import { readGraphQLRequest, respond } from './graphql-request.js';
 import { accessOf, projectOf } from './require-token.js';
 
 export interface GraphQLPipelineOptions {
@@ -46,13 +46,13 @@ export async function runGraphQL(
     metrics?.graphqlCost.observe(cost),
   );
   if (checked.errors) return respond(ctx, 400, { errors: checked.errors.map(formatError) });
-  const { document, query } = checked;
+  const { document, run } = checked;
   if (ctx.method === 'GET' && isMutation(document, request.operationName)) {
     throw fhirError(405, 'not-supported', 'Mutations need POST');
   }
   const data = createStoreDataSource(store, projectOf(ctx), accessOf(ctx), searchLimits);
   const execute = async () => {
-    const result = await runQuery(query, target, rootValue, data, request, queryLimits, (engine) =>
+    const result = await runQuery(run, target, rootValue, data, request, queryLimits, (engine) =>
       metrics?.graphqlExecutions.inc({ engine }),
     );
     const errors = result.errors?.map(formatError);
@@ -68,14 +68,15 @@ export async function runGraphQL(
     if (errors && result.data === undefined) return { status, body: { errors } };
     return { status, body: { ...(errors ? { errors } : {}), data: result.data ?? null } };
   };
+  const variables = { ...request.variables, ...run.variables };
   if (
     isIntrospectionOnly(document, request.operationName) &&
-    variablesFit(target, document, request)
+    variablesFit(target, run.query.executable, variables, request.operationName)
   ) {
     const text = await answerIntrospection(
       target,
-      query.executable,
-      request.variables,
+      run.query.executable,
+      variables,
       request.operationName,
       async () => JSON.stringify((await execute()).body),
     );
@@ -104,7 +105,8 @@ function isMutation(document: DocumentNode, operationName: string | undefined): 
 function variablesFit(
   schema: GraphQLSchema,
   document: DocumentNode,
-  { variables, operationName }: GraphQLRequest,
+  variables: Record<string, unknown>,
+  operationName: string | undefined,
 ): boolean {
   const operation = getOperationAST(document, operationName);
   if (!operation) return false;

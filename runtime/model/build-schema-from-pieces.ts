@@ -25,15 +25,8 @@ import {
 } from 'graphql';
 import type { ArgumentData, FieldData, ObjectData, SchemaPiece } from './schema-piece.js';
 
-export interface BuildOptions {
-  /** Implementations for custom scalars; a scalar without one passes values through unchanged. */
-  readonly scalars?: Readonly<Record<string, GraphQLScalarType>>;
-}
-
-export function buildSchemaFromPieces(
-  pieces: readonly SchemaPiece[],
-  options: BuildOptions = {},
-): GraphQLSchema {
+/** Custom scalars (`JSON`) pass values through unchanged. */
+export function buildSchemaFromPieces(pieces: readonly SchemaPiece[]): GraphQLSchema {
   const named = new Map<string, GraphQLNamedType>(specifiedScalarTypes.map((t) => [t.name, t]));
   const typeOf = createTypeResolver(named);
   const add = (type: GraphQLNamedType) => {
@@ -44,10 +37,7 @@ export function buildSchemaFromPieces(
 
   for (const piece of pieces) {
     for (const scalar of piece.scalars ?? []) {
-      add(
-        options.scalars?.[scalar.name] ??
-          new GraphQLScalarType({ name: scalar.name, description: scalar.description }),
-      );
+      add(new GraphQLScalarType({ name: scalar.name, description: scalar.description }));
     }
     for (const data of piece.enums ?? []) {
       const values = Object.fromEntries(data.values.map((value) => [value, { value }]));

@@ -4,7 +4,7 @@
  * printed as SDL at generation time and built into the executable schema at start-up, so the two
  * cannot disagree.
  *
- * Type references are SDL type strings (`[HumanName]`, `SearchValue!`). Fields with many
+ * Type references are SDL type strings (`[HumanName]`, `ID!`). Fields with many
  * arguments name a shared argument set instead of listing them: every reverse-reference field
  * `ConditionList` on 84 resource types takes the same arguments, built once.
  */

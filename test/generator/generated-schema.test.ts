@@ -29,12 +29,17 @@ describe('generated/graphql/*.graphql', () => {
 
   it.each<Row<string, string>>([
     ['a resource type', { given: 'Patient', want: 'GraphQLObjectType' }],
-    ['a connection type', { given: 'Patient_Connection', want: 'GraphQLObjectType' }],
-    ['an input type', { given: 'Patient_Input', want: 'GraphQLInputObjectType' }],
+    ['a connection type', { given: 'PatientConnection', want: 'GraphQLObjectType' }],
+    ['a create input type', { given: 'PatientCreate', want: 'GraphQLInputObjectType' }],
+    ['an update input type', { given: 'PatientUpdate', want: 'GraphQLInputObjectType' }],
+    [
+      'a backbone input type',
+      { given: 'CommunicationPayloadCreate', want: 'GraphQLInputObjectType' },
+    ],
     ['a backbone type', { given: 'PatientContact', want: 'GraphQLObjectType' }],
     ['our own resource', { given: 'Bot', want: 'GraphQLObjectType' }],
     ['the resource union', { given: 'AnyResource', want: 'GraphQLUnionType' }],
-    ['the search value scalar', { given: 'SearchValue', want: 'GraphQLScalarType' }],
+    ['the JSON scalar', { given: 'JSON', want: 'GraphQLScalarType' }],
   ])('defines %s: %s', (_name, { given, want }) => {
     expect(schema.getType(given)?.constructor.name).toBe(want);
   });
@@ -42,12 +47,12 @@ describe('generated/graphql/*.graphql', () => {
   it.each<Row<[type: string, field: string], string>>([
     ['a read', { given: ['Query', 'Patient'], want: 'Patient' }],
     ['a search', { given: ['Query', 'PatientList'], want: '[Patient]' }],
-    ['a paged search', { given: ['Query', 'PatientConnection'], want: 'Patient_Connection' }],
+    ['a paged search', { given: ['Query', 'PatientConnection'], want: 'PatientConnection' }],
     ['a delete', { given: ['Mutation', 'PatientDelete'], want: 'OperationOutcome' }],
     ['a reverse reference', { given: ['Patient', 'ConditionList'], want: '[Condition]' }],
     [
       'a paged reverse reference',
-      { given: ['Patient', 'ConditionConnection'], want: 'Condition_Connection' },
+      { given: ['Patient', 'ConditionConnection'], want: 'ConditionConnection' },
     ],
     ['an expanded choice', { given: ['Observation', 'valueQuantity'], want: 'Quantity' }],
     ['a primitive', { given: ['Patient', 'birthDate'], want: 'String' }],
@@ -61,15 +66,21 @@ describe('generated/graphql/*.graphql', () => {
   });
 
   it.each<Row<[field: string, argument: string], string>>([
-    [
-      'a kebab-case code as snake_case',
-      { given: ['PatientList', 'address_city'], want: 'SearchValue' },
-    ],
-    ['a modifier suffix', { given: ['PatientList', 'name_exact'], want: 'SearchValue' }],
-    ['Resource’s _id', { given: ['PatientList', '_id'], want: 'SearchValue' }],
+    ['a kebab-case code as snake_case', { given: ['PatientList', 'address_city'], want: 'String' }],
+    ['a modifier suffix', { given: ['PatientList', 'name_exact'], want: 'String' }],
+    ['Resource’s _id', { given: ['PatientList', '_id'], want: 'String' }],
+    ['a date, which may repeat', { given: ['PatientList', 'birthdate'], want: '[String]' }],
+    ['a :missing modifier', { given: ['PatientList', 'birthdate_missing'], want: 'String' }],
+    ['the read’s id', { given: ['Patient', 'id'], want: 'ID!' }],
+    ['a page size', { given: ['PatientList', '_count'], want: 'Int' }],
+    ['sort keys', { given: ['PatientList', '_sort'], want: 'String' }],
     ['paging', { given: ['PatientConnection', '_cursor'], want: 'String' }],
   ])('offers %s: %s', (_name, { given: [field, argument], want }) => {
     const args = schema.getQueryType()!.getFields()[field].args;
     expect(String(args.find((arg) => arg.name === argument)?.type)).toBe(want);
+  });
+
+  it('has no SearchValue scalar: every argument has a standard type', () => {
+    expect(schema.getType('SearchValue')).toBeUndefined();
   });
 });

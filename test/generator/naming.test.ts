@@ -205,24 +205,48 @@ describe('stable ordering', () => {
 });
 
 describe('graphqlNames', () => {
-  it.each<Row<[keyof typeof graphqlNames, string], string>>([
-    ['input', { given: ['input', 'Task'], want: 'Task_Input' }],
-    ['connection', { given: ['connection', 'Patient'], want: 'Patient_Connection' }],
-    ['edge', { given: ['edge', 'Patient'], want: 'Patient_ConnectionEdge' }],
+  it.each<Row<[string, string], string>>([
+    ['create input', { given: ['Patient', 'input Create'], want: 'PatientCreate' }],
+    [
+      'backbone update input',
+      { given: ['CommunicationPayload', 'input Update'], want: 'CommunicationPayloadUpdate' },
+    ],
+    ['connection', { given: ['Patient', 'connection'], want: 'PatientConnection' }],
+    ['edge', { given: ['Patient', 'edge'], want: 'PatientConnectionEdge' }],
     [
       'reference parameter',
-      { given: ['referenceParameter', 'Patient'], want: 'Patient_ReferenceParameter' },
+      { given: ['Patient', 'referenceParameter'], want: 'Patient_ReferenceParameter' },
     ],
-  ])('%s', (_name, { given: [kind, type], want }) => {
-    expect(graphqlNames[kind](type)).toBe(want);
+  ])('%s', (_name, { given: [type, kind], want }) => {
+    const name =
+      kind === 'input Create' || kind === 'input Update'
+        ? graphqlNames.input(type, kind === 'input Create' ? 'Create' : 'Update')
+        : graphqlNames[kind as 'connection' | 'edge' | 'referenceParameter'](type);
+    expect(name).toBe(want);
   });
 
-  // The premise that keeps these names from clashing with FHIR's: no type or backbone name has `_`.
-  it('no StructureDefinition id or element path in spec/ contains `_`', () => {
-    const names = spec.structureDefinitions.flatMap((sd) => [
-      sd.id,
-      ...(sd.snapshot ?? sd.differential)!.element.map((e) => e.path),
+  // What keeps these names from clashing with FHIR's: no type or backbone name is another's name
+  // plus one of the suffixes, and none has `_`.
+  it('no FHIR type or backbone name in spec/ is one of the names added around another', () => {
+    const fhirNames = new Set(
+      spec.structureDefinitions.flatMap((sd) => [
+        sd.id,
+        ...(sd.snapshot ?? sd.differential)!.element.map((e) =>
+          e.path
+            .split('.')
+            .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+            .join(''),
+        ),
+      ]),
+    );
+    const added = [...fhirNames].flatMap((type) => [
+      graphqlNames.input(type, 'Create'),
+      graphqlNames.input(type, 'Update'),
+      graphqlNames.connection(type),
+      graphqlNames.edge(type),
+      graphqlNames.referenceParameter(type),
     ]);
-    expect(names.filter((name) => name.includes('_'))).toStrictEqual([]);
+    expect(added.filter((name) => fhirNames.has(name))).toStrictEqual([]);
+    expect([...fhirNames].filter((name) => name.includes('_'))).toStrictEqual([]);
   });
 });

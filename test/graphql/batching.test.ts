@@ -80,7 +80,7 @@ describe.each(await availableEngines())('SQL statements per GraphQL query on %s'
   it('costs one statement per level and list for one Patient (bench query Q5)', async () => {
     const [{ id }] = (await run(1)).patients;
     const { statements, data } = await query(
-      `query ($id: SearchValue!) { Patient(id: $id) { id
+      `query ($id: ID!) { Patient(id: $id) { id
         DiagnosticReportList(_reference: subject) { id result { resource { ... on Observation { id } } } }
         EncounterList(_reference: patient) { id } } }`,
       { id },

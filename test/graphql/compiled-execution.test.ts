@@ -33,7 +33,7 @@ const PATIENT = {
 
 const CASES: Record<string, Case> = {
   'a read with variables': {
-    query: 'query ($id: SearchValue!) { Patient(id: $id) { id name { family given use } } }',
+    query: 'query ($id: ID!) { Patient(id: $id) { id name { family given use } } }',
     variables: { id: 'jit-1' },
     compiled: true,
   },
@@ -42,7 +42,7 @@ const CASES: Record<string, Case> = {
     compiled: true,
   },
   'variables that do not fit their types (400, no data)': {
-    query: 'query ($id: SearchValue!) { Patient(id: $id) { id } }',
+    query: 'query ($id: ID!) { Patient(id: $id) { id } }',
     variables: {},
     compiled: true,
   },

@@ -169,7 +169,7 @@ describe.each(await availableEngines())('$graphql on %s', (engine) => {
 
   it('runs variables and operationName, GET, and application/graphql bodies', async () => {
     const query =
-      'query one($id: SearchValue!) { Patient(id: $id) { id } } query two { PatientList(gender: male) { id } }';
+      'query one($id: ID!) { Patient(id: $id) { id } } query two { PatientList(gender: male) { id } }';
     const posted = await (
       await graphql({ query, variables: { id: 'gp2' }, operationName: 'one' })
     ).json();

@@ -79,7 +79,7 @@ describe('GraphQL introspection', () => {
     ['an object type, fields kept', { name: 'Patient', skipFields: false }],
     ['a union, fields skipped', { name: 'AnyResource', skipFields: true }],
     ['an enum', { name: 'ResourceType', skipFields: true }],
-    ['an input type', { name: 'Patient_Input', skipFields: false }],
+    ['an input type', { name: 'PatientCreate', skipFields: false }],
   ])(
     'answers aliases, fragments, @skip/@include and variables as graphql-js does: %s',
     async (_name, variables) => {

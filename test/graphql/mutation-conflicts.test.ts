@@ -41,7 +41,7 @@ describe.each(await availableEngines())('mutations whose res conflicts, on %s', 
     },
     {
       name: 'TCreate with another resourceType, in a variable',
-      query: 'mutation ($res: Patient_Input!) { PatientCreate(res: $res) { id } }',
+      query: 'mutation ($res: PatientCreate!) { PatientCreate(res: $res) { id } }',
       variables: { res: { resourceType: 'Observation' } },
       field: 'PatientCreate',
       rest: { method: 'POST', path: '/Patient', body: OBSERVATION_BODY },

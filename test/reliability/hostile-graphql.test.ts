@@ -30,7 +30,7 @@ const SENTINEL = { resourceType: 'Patient', id: 'sentinel', name: [{ family: 'Se
 const VALID_QUERIES = [
   '{ Patient(id: "sentinel") { id name { family given } } }',
   '{ PatientList(name: "sent", _count: 5) { id gender birthDate } }',
-  'query Q($id: SearchValue = "sentinel") { p: Patient(id: $id) { ...F } } fragment F on Patient { id active }',
+  'query Q($id: ID = "sentinel") { p: Patient(id: $id) { ...F } } fragment F on Patient { id active }',
   '{ PatientConnection(_count: 2) { count edges { mode resource { id } } } }',
   '{ PatientList { id ObservationList(_reference: subject) { id status } } }',
   '{ PatientList(_sort: "-birthdate") { name @first { family } } }',
@@ -361,7 +361,7 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
       async ({ patient, broken }, tally) => {
         const versions = await storedVersions(server);
         const answer = await graphql({
-          query: 'mutation($r: Patient_Input!) { PatientCreate(res: $r) { id name { family } } }',
+          query: 'mutation($r: PatientCreate!) { PatientCreate(res: $r) { id name { family } } }',
           variables: { r: patient },
         });
         const context = `${broken ?? 'valid'}: ${answer.status} ${answer.text.slice(0, 300)}`;
@@ -504,7 +504,7 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
     [
       'a Patient input of the wrong shape',
       {
-        query: 'mutation($r: Patient_Input!) { PatientCreate(res: $r) { id } }',
+        query: 'mutation($r: PatientCreate!) { PatientCreate(res: $r) { id } }',
         variables: { r: { name: 'x' } },
       },
     ],
@@ -531,7 +531,7 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
       ']}',
     );
     const answer = await graphql(
-      `{"query":"mutation($r: Patient_Input!) { PatientCreate(res: $r) { id } }","variables":{"r":{"resourceType":"Patient","extension":[${extensions}]}}}`,
+      `{"query":"mutation($r: PatientCreate!) { PatientCreate(res: $r) { id } }","variables":{"r":{"resourceType":"Patient","extension":[${extensions}]}}}`,
     );
     expect(answer.status, answer.text.slice(0, 300)).toBe(200);
     expectGraphQLErrors(answer);
@@ -546,7 +546,7 @@ describe.each(await availableEngines())('hostile GraphQL on %s', (engine) => {
     ],
     [
       'a Patient input nested 100000 deep',
-      `{"query":"mutation($r: Patient_Input!) { PatientCreate(res: $r) { id } }","variables":{"r":{"resourceType":"Patient","extension":[${nest(100_000, '{"url":"http://x","extension":[', '', ']}')}]}}}`,
+      `{"query":"mutation($r: PatientCreate!) { PatientCreate(res: $r) { id } }","variables":{"r":{"resourceType":"Patient","extension":[${nest(100_000, '{"url":"http://x","extension":[', '', ']}')}]}}}`,
     ],
     ['a body that is not JSON', '{"query":'],
     ['a JSON body that is a string', '"{ __typename }"'],

@@ -228,7 +228,7 @@ describe.each(await availableEngines())('SQL metacharacters in search on %s', (e
           method: 'POST',
           headers: { ...headers(), 'Content-Type': 'application/json' },
           body: JSON.stringify({
-            query: `query($v: SearchValue) { ${type}List(${argument}: $v) { id } }`,
+            query: `query($v: String) { ${type}List(${argument}: $v) { id } }`,
             variables: { v: value },
           }),
         });

@@ -162,8 +162,7 @@ const LIMITS: readonly Limit[] = [
   },
   {
     limit: 'GraphQL nesting',
-    setting:
-      'MAX_NESTING in runtime/graphql/prepared-query-cache.ts (braces, brackets, parentheses)',
+    setting: 'MAX_NESTING in runtime/graphql/query-shape.ts (braces, brackets, parentheses)',
     default: '500 levels',
     past: '400 with errors, before parsing',
     testedIn: 'here',

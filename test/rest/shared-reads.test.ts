@@ -69,7 +69,7 @@ describe.each(await availableEngines())('reads of concurrent requests on %s', (e
           token,
           headers: { 'Content-Type': 'application/json' },
           body: JSON.stringify({
-            query: 'query ($id: SearchValue!) { Patient(id: $id) { id name { family } } }',
+            query: 'query ($id: ID!) { Patient(id: $id) { id name { family } } }',
             variables: { id },
           }),
         })
