@@ -5,11 +5,12 @@
  * process (bench/bench-server.ts); the load comes from another (bench/load-client.ts). Prints
  * p50, p99 and requests per second, then Q1 at concurrency 16 and the floor in turn, five times,
  * as a share of the floor's throughput (the target), with the CPU each request cost the server's
- * threads and the floor's process.
+ * threads and the floor's process; and Q1 and Q5 with the id written into the text, a new text for
+ * each request, beside the same queries with the id in variables.
  */
 import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
-import { QUERIES, type Ids } from './graphql-query-set.js';
+import { LITERAL_QUERIES, QUERIES, type Ids } from './graphql-query-set.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
 import { againstFloor, cpuLine, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
@@ -75,6 +76,26 @@ for (const engine of await availableEngines()) {
             : '';
         console.log(
           `${engine} c=${concurrency} ${name}  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  ${result.rps.toFixed(0)} req/s${vsMedplum}`,
+        );
+      }
+    }
+    // Values in the text: as many texts as patients, more than the server keeps plans for, so
+    // that each text is new to it; the variables form beside it, over as many patients.
+    const everyPatient = (query: (typeof QUERIES)[string]) =>
+      ids.patients.map((_, i) => graphqlRequest(server, ...query(ids, i)));
+    for (const concurrency of [1, 16]) {
+      for (const name of Object.keys(LITERAL_QUERIES)) {
+        const measure = (query: (typeof QUERIES)[string]) =>
+          client.measure({
+            url: server.url,
+            requests: everyPatient(query),
+            count: REQUESTS,
+            concurrency,
+          });
+        const variables = await measure(QUERIES[name]);
+        const literal = await measure(LITERAL_QUERIES[name]);
+        console.log(
+          `${engine} c=${concurrency} ${name} id in the text, a new text each request: p50 ${literal.p50.toFixed(2)} ms, ${literal.rps.toFixed(0)} req/s; in variables: p50 ${variables.p50.toFixed(2)} ms, ${variables.rps.toFixed(0)} req/s; p50 ratio ${(literal.p50 / variables.p50).toFixed(2)}`,
         );
       }
     }
