@@ -87,7 +87,9 @@ export const resolveReference: GraphQLFieldResolver<
       : undefined;
   if (target && (type === undefined || target.resourceType === type)) return target;
   if (optional || (target && type !== undefined)) return null;
-  throw new GraphQLError(`Unable to resolve the reference ${reference ?? '(no reference)'}`);
+  throw graphqlError(
+    fhirError(404, 'not-found', `Unable to resolve the reference ${reference ?? '(no reference)'}`),
+  );
 };
 
 /**
