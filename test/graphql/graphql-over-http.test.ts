@@ -14,6 +14,8 @@ const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 /** What an Apollo-style client that knows the spec sends. */
 const PREFERS_GRAPHQL_RESPONSE = 'application/graphql-response+json, application/json;q=0.9';
 const BODY_LIMIT = 20_000;
+const BOT_IDENTIFIER = { system: 'https://example.org/bots', value: 'taken' };
+const BOT_CODE = 'export async function handler() { return "ok"; }';
 
 /** How a request asks for its answer, and the media type it gets. */
 const MODES = [
@@ -92,6 +94,17 @@ describe.each(await availableEngines())('GraphQL over HTTP on %s', (engine) => {
       },
     });
     expect(observation.status).toBe(201);
+    const bot = await server.fhir('/Bot/b1', {
+      method: 'PUT',
+      body: {
+        resourceType: 'Bot',
+        id: 'b1',
+        name: 'taken',
+        identifier: [BOT_IDENTIFIER],
+        code: BOT_CODE,
+      },
+    });
+    expect(bot.status).toBe(201);
     rootToken = await server.rootToken();
     observationsOnly = (
       await scopedClient(
@@ -489,6 +502,18 @@ describe.each(await availableEngines())('GraphQL over HTTP on %s', (engine) => {
       path: ['PatientConnection'],
       code: 'BAD_USER_INPUT',
       issue: 'invalid',
+    },
+    {
+      name: 'a mutation that takes an identifier another Bot has',
+      request: () =>
+        query(
+          `mutation ($code: String!) { BotCreate(res: { name: "second", code: $code, identifier: [{ system: "${BOT_IDENTIFIER.system}", value: "${BOT_IDENTIFIER.value}" }] }) { id } }`,
+          { variables: { code: BOT_CODE } },
+        ),
+      data: { BotCreate: null },
+      path: ['BotCreate'],
+      code: 'CONFLICT',
+      issue: 'duplicate',
     },
     {
       name: 'a mutation with an invalid resource',
