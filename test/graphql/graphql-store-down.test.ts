@@ -122,7 +122,7 @@ describe.skipIf(!adminUrl)('$graphql while PostgreSQL is out of reach', () => {
     // Now nothing reaches the store, and nobody can say whether the token's client still exists
     // once the server has seen its listening connection go.
     proxy.cut();
-    await vi.waitFor(() => expect(server.db.notices.hearing).toBe(false));
+    await vi.waitFor(() => expect(server.db.notices.hearing).toBe(false), { timeout: 10_000 });
     const refused = await graphql(GRAPHQL_RESPONSE);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('content-type')).toBe(`${GRAPHQL_RESPONSE}; charset=utf-8`);
