@@ -62,7 +62,8 @@ export function prepareFhirQuery(
       `Selecting resource fields on Reference.resource without fragments makes this query too ` +
       `large (over ${MAX_SELECTIONS} selections): ` +
       `write \`... on Patient { … }\` for the types you want`;
-    return { document, executable, errors: [new GraphQLError(message)], ...shape };
+    const error = new GraphQLError(message, { extensions: { code: 'QUERY_LIMIT' } });
+    return { document, executable, errors: [error], ...shape };
   }
   const errors = [
     ...validate(schema, executable, RULES_BUT_OVERLAP),

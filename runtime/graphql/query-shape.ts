@@ -102,7 +102,7 @@ export function readQueryShape(text: string, maxTokens: number): QueryShape | un
     if (OPENING.has(token.kind) && ++nesting > MAX_NESTING)
       throw new GraphQLError(
         `The query nests braces, brackets and parentheses more than ${MAX_NESTING} deep`,
-        { source, positions: [token.start] },
+        { source, positions: [token.start], extensions: { code: 'QUERY_LIMIT' } },
       );
     if (CLOSING.has(token.kind)) nesting--;
 

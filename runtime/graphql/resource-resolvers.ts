@@ -88,7 +88,7 @@ export const resolveReference: GraphQLFieldResolver<
   if (target && (type === undefined || target.resourceType === type)) return target;
   // A reference with only a display (or an identifier) points at nothing to resolve.
   if (optional || !reference || (target && type !== undefined)) return null;
-  throw new GraphQLError(`Unable to resolve the reference ${reference}`);
+  throw graphqlError(fhirError(404, 'not-found', `Unable to resolve the reference ${reference}`));
 };
 
 /**

@@ -17,6 +17,7 @@ import { searchResources } from '../store/search-store.js';
 import type { FhirDataSource, SearchPage, SearchRequest } from './graphql-context.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import { createReferringLoader } from './referring-loader.js';
+import { codeOfStatus } from './error-codes.js';
 
 export function createStoreDataSource(
   store: ResourceStore,
@@ -167,12 +168,16 @@ function parseKey(key: string): { resourceType: string; id: string } {
   return { resourceType: key.slice(0, slash), id: key.slice(slash + 1) };
 }
 
-/** A FHIR error as a GraphQL field error carrying its OperationOutcome. */
+/** A FHIR error as a GraphQL field error carrying its code and OperationOutcome. */
 export function graphqlError(thrown: unknown): GraphQLError {
   if (thrown instanceof GraphQLError) return thrown;
   const error = toFhirError(thrown);
   return new GraphQLError(error.issues.map((i) => i.diagnostics).join('; '), {
-    extensions: { status: error.status, resource: error.outcome },
+    extensions: {
+      status: error.status,
+      code: codeOfStatus(error.status, error.issues[0]?.code, 'execution'),
+      resource: error.outcome,
+    },
   });
 }
 

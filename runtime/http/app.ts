@@ -14,6 +14,7 @@ import { botRoutes } from './bot-routes.js';
 import { errorMiddleware, outcomeWhenUnanswered } from './error-middleware.js';
 import { jsonBodyParser } from './fhir-body.js';
 import { FHIR_BASE, fhirRoutes } from './rest-routes.js';
+import { graphqlResponses } from './graphql-response.js';
 import { graphqlRoutes } from './graphql-routes.js';
 import { healthRoutes } from './health-routes.js';
 import { isPlaygroundRequest, playgroundRoutes } from './playground-routes.js';
@@ -86,6 +87,8 @@ export function createApp({
   app.use(requestLogging(logger, metrics));
   app.use(errorMiddleware());
   app.use(outcomeWhenUnanswered(FHIR_BASE));
+  // Before the body parser and the token guard: $graphql's refusals are GraphQL-shaped.
+  app.use(graphqlResponses());
   app.use(jsonBodyParser(limits.maxBodyBytes));
   app.use(protect(requireToken(tokens, clients)));
   app.use(auditVisibility(audit));

@@ -3,7 +3,8 @@
  * queries), measured against the limits before anything else, validated, then executed against
  * the store with the caller's project and scopes. Queries that do not parse, validate or fit the
  * limits get 400 and no data; field errors come back beside the data with status 200; a field
- * that failed because the store is out of reach fails the request with 503.
+ * that failed because the store is out of reach fails the request with 503. Each error carries
+ * its code (error-codes.ts); the answer is in the media type graphql-response.ts negotiated.
  * @see http://hl7.org/fhir/R4/graphql.html
  */
 import {
@@ -14,6 +15,7 @@ import {
   type DocumentNode,
 } from 'graphql';
 import type { Context } from 'koa';
+import { codeOfDocumentError } from '../graphql/error-codes.js';
 import { answerIntrospection, isIntrospectionOnly } from '../graphql/introspection-cache.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
 import { checkQuery, runQuery } from '../graphql/run-query.js';
@@ -23,7 +25,8 @@ import type { Metrics } from '../observability/metrics.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { formatError, statusOf } from './graphql-errors.js';
-import { readGraphQLRequest, respond } from './graphql-request.js';
+import { readGraphQLRequest } from './graphql-request.js';
+import { GRAPHQL_RESPONSE, mediaTypeOf, respond } from './graphql-response.js';
 import { accessOf, projectOf } from './require-token.js';
 
 export interface GraphQLPipelineOptions {
@@ -45,7 +48,10 @@ export async function runGraphQL(
   const checked = checkQuery(target, request, queryLimits, (cost) =>
     metrics?.graphqlCost.observe(cost),
   );
-  if (checked.errors) return respond(ctx, 400, { errors: checked.errors.map(formatError) });
+  if (checked.errors)
+    return respond(ctx, 400, {
+      errors: checked.errors.map((e) => formatError(e, codeOfDocumentError(e))),
+    });
   const { document, run } = checked;
   if (ctx.method === 'GET' && isMutation(document, request.operationName)) {
     throw fhirError(405, 'not-supported', 'Mutations need POST');
@@ -55,18 +61,27 @@ export async function runGraphQL(
     const result = await runQuery(run, target, rootValue, data, request, queryLimits, (engine) =>
       metrics?.graphqlExecutions.inc({ engine }),
     );
-    const errors = result.errors?.map(formatError);
+    // No data at all: the request failed before execution began — no operation has its name,
+    // or its variables do not fit their types —, which is answered as a query that does not
+    // validate is: 400, no `data`.
+    if (result.errors && result.data === undefined) {
+      const code = getOperationAST(document, request.operationName)
+        ? 'BAD_USER_INPUT'
+        : 'OPERATION_RESOLUTION_FAILURE';
+      return { status: 400, body: { errors: result.errors.map((e) => formatError(e, code)) } };
+    }
+    const errors = result.errors?.map((e) => formatError(e, 'BAD_USER_INPUT'));
     // A field that failed because the store is out of reach fails the request: 503, retry later.
-    const status = result.errors?.some((e) => statusOf(e) === 503)
-      ? 503
-      : errors && result.data === undefined
-        ? 400
-        : 200;
-    // No data at all: the request failed before execution (its variables do not fit their
-    // types, no operation has its name), which the contract answers as it does a query that
-    // does not validate: no `data`.
-    if (errors && result.data === undefined) return { status, body: { errors } };
-    return { status, body: { ...(errors ? { errors } : {}), data: result.data ?? null } };
+    // application/graphql-response+json allows no `data` beside a status other than 2xx.
+    if (result.errors?.some((e) => statusOf(e) === 503))
+      return {
+        status: 503,
+        body:
+          mediaTypeOf(ctx) === GRAPHQL_RESPONSE
+            ? { errors }
+            : { errors, data: result.data ?? null },
+      };
+    return { status: 200, body: { ...(errors ? { errors } : {}), data: result.data ?? null } };
   };
   const variables = { ...request.variables, ...run.variables };
   if (
@@ -80,9 +95,7 @@ export async function runGraphQL(
       request.operationName,
       async () => JSON.stringify((await execute()).body),
     );
-    ctx.status = 200;
-    ctx.type = 'application/json';
-    ctx.body = text;
+    respond(ctx, 200, text);
     return;
   }
   const { status, body } = await execute();

@@ -1,11 +1,11 @@
 /**
  * A GraphQL request read from HTTP: GET's `query`, `variables` (JSON) and `operationName`
  * parameters, or a POST body of JSON or raw `application/graphql`. What cannot be read is refused
- * GraphQL-shaped: `{errors}` with status 400.
+ * GraphQL-shaped: `{errors}` with status 400 (graphql-response.ts answers it).
  * @see https://graphql.github.io/graphql-over-http/draft/
  */
 import { GraphQLError } from 'graphql';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { fhirError } from '../model/fhir-error.js';
 import { checkJsonNesting } from './fhir-body.js';
 import { formatError, type FormattedError } from './graphql-errors.js';
@@ -78,23 +78,5 @@ export class RequestRefused extends Error {
 }
 
 function badRequest(message: string): RequestRefused {
-  return new RequestRefused(400, [formatError(new GraphQLError(message))]);
-}
-
-/** Refusals before execution are GraphQL-shaped too: `{errors}` with status 400. */
-export function graphqlRefusals(): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      if (!(error instanceof RequestRefused)) throw error;
-      respond(ctx, error.status, { errors: error.errors });
-    }
-  };
-}
-
-export function respond(ctx: Context, status: number, body: unknown): void {
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.body = body;
+  return new RequestRefused(400, [formatError(new GraphQLError(message), 'BAD_REQUEST')]);
 }

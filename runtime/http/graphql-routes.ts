@@ -14,7 +14,6 @@ import { authorize } from '../access/authorize.js';
 import { fhirError } from '../model/fhir-error.js';
 import { generatedPath } from '../model/generated-json.js';
 import { runGraphQL, type GraphQLPipelineOptions } from './graphql-pipeline.js';
-import { graphqlRefusals } from './graphql-request.js';
 import { accessOf, projectOf } from './require-token.js';
 import { FHIR_BASE } from './rest-routes.js';
 
@@ -24,7 +23,6 @@ export interface GraphQLRouteOptions extends GraphQLPipelineOptions {
 
 export function graphqlRoutes({ schema, ...pipeline }: GraphQLRouteOptions): Router {
   const router = new Router({ prefix: FHIR_BASE, sensitive: true });
-  router.use(graphqlRefusals());
   const instanceSchemas = new Map<string, GraphQLSchema>();
   const instanceSchema = (type: string) => {
     let built = instanceSchemas.get(type);

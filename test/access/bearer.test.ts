@@ -1,12 +1,13 @@
 /**
  * Every FHIR call but `GET metadata` needs a valid bearer token: missing, malformed, forged,
  * expired tokens and tokens of deleted clients get 401 + `WWW-Authenticate: Bearer` + an
- * OperationOutcome (`login`); the root client's token reads no FHIR data (403).
+ * OperationOutcome (`login`), on `$graphql` inside a GraphQL error; the root client's token reads
+ * no FHIR data (403).
  */
 import { SignJWT, decodeJwt, generateKeyPair, importJWK, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type FhirResponse, type TestServer } from '../support/test-server.js';
 import { expectOutcome, scopedClient, storedVersions } from './helpers.js';
 
 const patient = { resourceType: 'Patient', id: 'p1', name: [{ family: 'Kept' }] };
@@ -73,6 +74,21 @@ const routes: {
   { route: 'an unknown type', path: '/NoSuchType' },
   { route: 'metadata with a trailing path', path: '/metadata/x' },
 ];
+
+/** $graphql answers GraphQL-shaped: the OperationOutcome inside an UNAUTHENTICATED error. */
+async function expectGraphQLRefusal(response: FhirResponse): Promise<any> {
+  expect(response.status).toBe(401);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = await response.json();
+  expect(body).not.toHaveProperty('data');
+  expect(body.errors).toHaveLength(1);
+  expect(body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  expect(body.errors[0].extensions.resource.issue[0]).toMatchObject({
+    severity: 'error',
+    code: 'login',
+  });
+  return body;
+}
 
 describe.each(await availableEngines())('bearer tokens on %s', (engine) => {
   let server: TestServer;
@@ -187,7 +203,9 @@ describe.each(await availableEngines())('bearer tokens on %s', (engine) => {
           },
         });
         expect(response.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
-        const outcome = await expectOutcome(response, 401, 'login');
+        const outcome = path.includes('$graphql')
+          ? await expectGraphQLRefusal(response)
+          : await expectOutcome(response, 401, 'login');
         expect(JSON.stringify(outcome)).not.toMatch(/at .*\.ts|Error:/);
         expect(await storedVersions(server, server.project.projectId)).toBe(before);
       },
