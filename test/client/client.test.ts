@@ -177,7 +177,7 @@ describe('GraphirClient', () => {
         name: [{ family: 'Graphy' }],
       });
       const result = await client.graphql<{ Patient: { id: string; name: { family: string }[] } }>(
-        'query One($id: SearchValue!) { Patient(id: $id) { id name { family } } }',
+        'query One($id: ID!) { Patient(id: $id) { id name { family } } }',
         { id: created.id },
         'One',
       );

@@ -77,7 +77,7 @@ export const SHARED_CHECKS_SOURCE = String.raw`(function () {
     ['graphql with data and variables', async (fhir, tag) => {
       const created = await fhir.createResource(patient(tag + '-graphql'));
       const result = await fhir.graphql(
-        'query ($family: SearchValue) { PatientList(family: $family) { id name { family } } }',
+        'query ($family: String) { PatientList(family: $family) { id name { family } } }',
         { family: tag + '-graphql' },
       );
       assert(!result.errors, 'no errors: ' + JSON.stringify(result.errors));
