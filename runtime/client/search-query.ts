@@ -3,13 +3,13 @@
  * pairs, a record) and one more: a record value may be an array, sent as the parameter repeated
  * (values ANDed, as FHIR reads repeated parameters).
  */
-type SearchValue = string | number | boolean;
+type QueryValue = string | number | boolean;
 
 export type SearchQuery =
   | string
   | URLSearchParams
   | string[][]
-  | Record<string, SearchValue | readonly SearchValue[] | undefined>;
+  | Record<string, QueryValue | readonly QueryValue[] | undefined>;
 
 /** A fresh `URLSearchParams` of the query; record entries whose value is `undefined` are left out. */
 export function toSearchParams(query: SearchQuery | undefined | null): URLSearchParams {
