@@ -33,8 +33,8 @@ export function failure(status: number, json: unknown, text: string): GraphirErr
   if (isOutcome(json)) return new GraphirError(status, outcomeMessage(json), json);
   const graphqlError = firstGraphqlError(json);
   if (graphqlError) {
-    const outcome = graphqlError.extensions?.resource;
-    return new GraphirError(status, graphqlError.message, isOutcome(outcome) ? outcome : undefined);
+    const { message, outcome } = graphqlError;
+    return new GraphirError(status, message, isOutcome(outcome) ? outcome : undefined);
   }
   return new GraphirError(status, `HTTP ${status}: ${text.slice(0, 200)}`);
 }
@@ -56,15 +56,16 @@ function issueMessage(issue: OperationOutcomeIssue): string {
   return message;
 }
 
-/** `$graphql` refuses some requests with a GraphQL body (`{errors}`) rather than an outcome. */
-function firstGraphqlError(
-  json: unknown,
-): { message: string; extensions?: { resource?: unknown } } | undefined {
-  const errors = (json as { errors?: unknown } | undefined)?.errors;
-  const first: unknown = Array.isArray(errors) ? errors[0] : undefined;
-  return typeof (first as { message?: unknown } | undefined)?.message === 'string'
-    ? (first as { message: string; extensions?: { resource?: unknown } })
-    : undefined;
+/**
+ * `$graphql` refuses some requests with a GraphQL body (`{errors}`) rather than an outcome; its
+ * errors carry the OperationOutcome in `extensions.resource`.
+ */
+function firstGraphqlError(json: unknown): { message: string; outcome: unknown } | undefined {
+  const errors = (json as { errors?: unknown } | null | undefined)?.errors;
+  if (!Array.isArray(errors)) return undefined;
+  const first = errors[0] as { message?: unknown; extensions?: { resource?: unknown } } | null;
+  if (typeof first?.message !== 'string') return undefined;
+  return { message: first.message, outcome: first.extensions?.resource };
 }
 
 function isOutcome(value: unknown): value is OperationOutcome {

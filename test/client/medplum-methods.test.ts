@@ -540,6 +540,16 @@ describe('GraphirClient: the methods of MedplumClient', () => {
   });
 
   describe('GraphirError', () => {
+    it("reads a refused GraphQL request's message, from an OperationOutcome or an {errors} body", async () => {
+      const refused = new GraphirClient({ baseUrl: server.url, accessToken: 'not-a-token' });
+      const error = await failureOf(refused.graphql('{ PatientList { id } }'));
+      expect(error).toBeInstanceOf(GraphirError);
+      expect(error.status).toBe(401);
+      expect(error.message).not.toMatch(/^HTTP 401/);
+      expect(error.outcome.resourceType).toBe('OperationOutcome');
+      expect(error.outcome.issue[0].severity).toBe('error');
+    });
+
     it('always carries an OperationOutcome, also when the server answered none', async () => {
       const bad = new GraphirClient({ baseUrl: server.url, clientId: 'x', clientSecret: 'y' });
       const error = await failureOf(bad.readResource('Patient', 'x'));
