@@ -103,7 +103,8 @@ export class GraphirClient {
     const params = new URLSearchParams();
     if (options?.count) params.set('_count', String(options.count));
     if (options?.offset) params.set('_offset', String(options.offset));
-    const query = params.size > 0 ? `?${params}` : '';
+    const search = params.toString();
+    const query = search ? `?${search}` : '';
     return (await this.#transport.fhir(
       'GET',
       `${idPath(resourceType, id)}/_history${query}`,

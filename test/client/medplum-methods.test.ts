@@ -100,7 +100,7 @@ describe('GraphirClient: the methods of MedplumClient', () => {
       expect(ours.message).toBe(theirs.message);
     });
 
-    it('readHistory answers the history Bundle, newest version first', async () => {
+    it('readHistory answers the history Bundle, newest version first; count and offset as Medplum sends them', async () => {
       const created = await graphir.createResource(patient(family(), { active: true }));
       await graphir.updateResource({ ...created, active: false });
       const history = await graphir.readHistory('Patient', created.id);
@@ -109,6 +109,30 @@ describe('GraphirClient: the methods of MedplumClient', () => {
       expect(history.entry?.map((e) => e.resource?.meta?.versionId)).toEqual(['2', '1']);
       expect(history.entry?.map((e) => (e.resource as Patient).active)).toEqual([false, true]);
       expect(await medplum.readHistory('Patient', created.id)).toEqual(history);
+
+      const urls: string[] = [];
+      const recording = (input: string | URL | Request, init?: RequestInit) => {
+        urls.push(String(input));
+        return fetch(input, init);
+      };
+      const page = { count: 5, offset: 1 };
+      await new GraphirClient({
+        baseUrl: server.url,
+        accessToken: server.project.token,
+        fetch: recording,
+      }).readHistory('Patient', created.id, page);
+      const recorded = new MedplumClient({
+        baseUrl: server.url,
+        fhirUrlPath: 'fhir/R4',
+        cacheTime: 0,
+        fetch: recording,
+      });
+      recorded.setAccessToken(server.project.token);
+      await recorded.readHistory('Patient', created.id, page);
+      expect(urls[0]).toBe(
+        `${server.url}/fhir/R4/Patient/${created.id}/_history?_count=5&_offset=1`,
+      );
+      expect(urls[1]).toBe(urls[0]);
 
       const ours = await failureOf(graphir.readHistory('Patient', 'no-such-patient'));
       const theirs = await failureOf(medplum.readHistory('Patient', 'no-such-patient'));
