@@ -22,8 +22,8 @@ function countingFetch() {
     if (String(input).endsWith('/oauth2/token')) state.tokens++;
     if (state.spoilNext && init?.headers) {
       state.spoilNext = false;
-      const headers = { ...(init.headers as Record<string, string>) };
-      headers.Authorization = 'Bearer spoiled';
+      const headers = new Headers(init.headers);
+      headers.set('Authorization', 'Bearer spoiled');
       return fetch(input, { ...init, headers });
     }
     return fetch(input, init);
@@ -126,7 +126,7 @@ describe('GraphirClient', () => {
       expect(one?.id).toBe(created.id);
       expect(await client.searchOne('Patient', { family: 'NobodyAtAll' })).toBeUndefined();
       await client.deleteResource('Patient', created.id!);
-      expect(await client.searchResources('Patient', { family: 'Typed' })).toEqual([]);
+      expect(await client.searchResources('Patient', { family: 'Typed' })).toHaveLength(0);
     });
 
     it('maps failures to GraphirError with status and outcome', async () => {
