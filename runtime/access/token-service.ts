@@ -128,13 +128,13 @@ export class TokenService {
       if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
       this.verified.set(token, verified);
     }
-    if (verified.issuer !== server.issuer)
-      throw new InvalidTokenError(
-        `The access token was issued by ${verified.issuer}, not by this server (${server.issuer})`,
-      );
     if (!verified.audience.includes(server.audience))
       throw new InvalidTokenError(
         `The access token is for another audience (${verified.audience.join(', ')}), not this server's FHIR base ${server.audience}`,
+      );
+    if (verified.issuer !== server.issuer)
+      throw new InvalidTokenError(
+        `The access token was issued by ${verified.issuer}, not by this server (${server.issuer})`,
       );
     return verified.claims;
   }

@@ -31,8 +31,7 @@ function requestOrigin(ctx: Context): string | undefined {
   if (!ctx.host) return undefined;
   try {
     const url = new URL(`${ctx.protocol}://${ctx.host}`);
-    const onlyHost =
-      url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+    const onlyHost = url.pathname === '/' && !url.search && !url.hash;
     return onlyHost ? url.origin : undefined;
   } catch {
     return undefined;
