@@ -231,6 +231,66 @@ describe('MedplumClient: search, conditional writes, Bundles, GraphQL, bots', ()
     expect(all).toHaveLength(1);
   });
 
+  it('upsertResource creates when nothing matches, then updates the one that does', async () => {
+    const identifier = [{ system: 'urn:test:mrn', value: 'medplum-upsert' }];
+    const created = await medplum.upsertResource(
+      patient('Medplum-upsert', { identifier, active: true }),
+      { identifier: 'urn:test:mrn|medplum-upsert' },
+    );
+    expect(created).toMatchObject({ active: true, meta: { versionId: '1' } });
+    const updated = await medplum.upsertResource(
+      patient('Medplum-upsert', { identifier, active: false }),
+      'identifier=urn:test:mrn|medplum-upsert',
+    );
+    expect(updated).toMatchObject({ id: created.id, active: false, meta: { versionId: '2' } });
+    const all = await medplum.searchResources('Patient', 'identifier=urn:test:mrn|medplum-upsert');
+    expect(all.map((p) => p.id)).toEqual([created.id]);
+  });
+
+  it('upsertResource rejects when several resources match, changing nothing', async () => {
+    const identifier = [{ system: 'urn:test:mrn', value: 'medplum-twice' }];
+    const twins = [
+      await medplum.createResource(patient('Medplum-twin', { identifier })),
+      await medplum.createResource(patient('Medplum-twin', { identifier })),
+    ];
+    const error = await medplum
+      .upsertResource(patient('Medplum-twin', { identifier, active: true }), {
+        identifier: 'urn:test:mrn|medplum-twice',
+      })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OperationOutcomeError);
+    expect(error.outcome.resourceType).toBe('OperationOutcome');
+    for (const twin of twins) expect(await medplum.readResource('Patient', twin.id)).toEqual(twin);
+    expect(await medplum.searchResources('Patient', { family: 'Medplum-twin' })).toHaveLength(2);
+  });
+
+  it('patchResource applies JSON Patch operations as a new version', async () => {
+    const created = await medplum.createResource(patient('Medplum-patch', { active: true }));
+    const patched = await medplum.patchResource('Patient', created.id, [
+      { op: 'replace', path: '/active', value: false },
+      { op: 'add', path: '/name/0/given', value: ['Eve'] },
+    ]);
+    expect(patched).toMatchObject({
+      id: created.id,
+      active: false,
+      name: [{ family: 'Medplum-patch', given: ['Eve'] }],
+      meta: { versionId: '2' },
+    });
+    expect(await medplum.readResource('Patient', created.id)).toEqual(patched);
+  });
+
+  it.each([
+    ['a failing test operation', { op: 'test', path: '/active', value: false }],
+    ['a patch that makes the resource invalid', { op: 'replace', path: '/gender', value: 'x' }],
+  ] as const)('patchResource rejects %s, changing nothing', async (_name, operation) => {
+    const created = await medplum.createResource(patient('Medplum-patch-bad', { active: true }));
+    const error = await medplum
+      .patchResource('Patient', created.id, [operation])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OperationOutcomeError);
+    expect(await medplum.readResource('Patient', created.id)).toEqual(created);
+  });
+
   it('executeBatch runs a batch Bundle, each entry on its own', async () => {
     const [existing] = await family('Medplum-batch', 1);
     const result: Bundle = await medplum.executeBatch({
