@@ -259,7 +259,8 @@ describe('MedplumClient: search, conditional writes, Bundles, GraphQL, bots', ()
       })
       .catch((e) => e);
     expect(error).toBeInstanceOf(OperationOutcomeError);
-    expect(error.outcome.resourceType).toBe('OperationOutcome');
+    expect(error.outcome.issue[0]).toMatchObject({ code: 'duplicate' });
+    expect(error.outcome.issue[0].diagnostics).toMatch(/matches more than one Patient/);
     for (const twin of twins) expect(await medplum.readResource('Patient', twin.id)).toEqual(twin);
     expect(await medplum.searchResources('Patient', { family: 'Medplum-twin' })).toHaveLength(2);
   });
@@ -280,14 +281,18 @@ describe('MedplumClient: search, conditional writes, Bundles, GraphQL, bots', ()
   });
 
   it.each([
-    ['a failing test operation', { op: 'test', path: '/active', value: false }],
-    ['a patch that makes the resource invalid', { op: 'replace', path: '/gender', value: 'x' }],
-  ] as const)('patchResource rejects %s, changing nothing', async (_name, operation) => {
+    // 422 `processing`, as RFC 5789 has it for a patch that cannot apply.
+    ['a failing test operation', { op: 'test', path: '/active', value: false }, /"processing"/],
+    [
+      'a patch that makes the resource invalid',
+      { op: 'replace', path: '/gender', value: 'x' },
+      /gender/,
+    ],
+  ] as const)('patchResource rejects %s, changing nothing', async (_name, operation, why) => {
     const created = await medplum.createResource(patient('Medplum-patch-bad', { active: true }));
-    const error = await medplum
-      .patchResource('Patient', created.id, [operation])
-      .catch((e: unknown) => e);
+    const error = await medplum.patchResource('Patient', created.id, [operation]).catch((e) => e);
     expect(error).toBeInstanceOf(OperationOutcomeError);
+    expect(JSON.stringify(error.outcome.issue)).toMatch(why);
     expect(await medplum.readResource('Patient', created.id)).toEqual(created);
   });
 
