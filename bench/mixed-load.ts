@@ -85,8 +85,16 @@ async function runConfig(config: 'pglite' | 'postgres'): Promise<boolean> {
       GRAPHIR_ROOT_CLIENT_SECRET: ROOT.secret,
       ...(database ? { DATABASE_URL: database.url! } : { DATA_DIR: join(dir, 'data') }),
     };
-    for (let i = 0; i < (database ? 2 : 1); i++)
-      servers.push(await spawnServer(MODE, env, join(dir, `server-${i}.log`), { gc: flags.gc }));
+    // One public address, as a load balancer gives processes sharing a database: the first's URL
+    // is the others' GRAPHIR_BASE_URL, so each accepts the others' tokens (their audience).
+    for (let i = 0; i < (database ? 2 : 1); i++) {
+      const address: Record<string, string> = i === 0 ? {} : { GRAPHIR_BASE_URL: servers[0].url };
+      servers.push(
+        await spawnServer(MODE, { ...env, ...address }, join(dir, `server-${i}.log`), {
+          gc: flags.gc,
+        }),
+      );
+    }
     const target = await seed(servers);
     console.log(
       `\n== ${config}: ${servers.length} server process${servers.length > 1 ? 'es' : ''} (${MODE === 'dist' ? 'node dist/runtime/main.js' : 'node --import tsx runtime/main.ts'}), ` +

@@ -1,7 +1,8 @@
 /**
  * Signed access tokens: ES256 JWTs with a `kid`, signed with keys kept in the store so that
  * every server process accepts every other's tokens. Verified tokens are cached briefly
- * (verifying a signature costs more than many requests), but whether the client still exists is checked on every call.
+ * (verifying a signature costs more than many requests); whether the client still exists, and
+ * the issuer and audience, which depend on the request, are checked on every call.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -18,7 +19,6 @@ import { DatabaseUnavailableError } from '../store/database-errors.js';
 import { Scopes } from './scopes.js';
 
 const ALGORITHM = 'ES256';
-const ISSUER = 'graphir';
 const CACHE_LIMIT = 10_000;
 const CACHE_SECONDS = 60;
 /** The least time between two reads of the signing keys prompted by unknown kids. */
@@ -34,7 +34,22 @@ export interface AccessClaims {
   readonly expires: number;
 }
 
+/** Who issues and accepts tokens: the same for every request to one public address. */
+export interface ServerIdentity {
+  /** `iss`: the server's public root URL, such as `https://fhir.example.org`. */
+  readonly issuer: string;
+  /** `aud`: its FHIR base URL, such as `https://fhir.example.org/fhir/R4`. */
+  readonly audience: string;
+}
+
 export class InvalidTokenError extends Error {}
+
+/** A token whose signature checked out, with what must still match each request. */
+interface VerifiedToken {
+  readonly claims: AccessClaims;
+  readonly issuer: string;
+  readonly audience: readonly string[];
+}
 
 type KeyMaterial = Awaited<ReturnType<typeof importJWK>>;
 
@@ -45,7 +60,7 @@ interface Key {
 }
 
 export class TokenService {
-  private readonly verified = new Map<string, AccessClaims>();
+  private readonly verified = new Map<string, VerifiedToken>();
   /** When the keys were last read from the store, and the read under way. */
   private reloaded = Date.now();
   private reloading: Promise<void> | undefined;
@@ -74,18 +89,25 @@ export class TokenService {
     return new TokenService(store, keys, lifetimeSeconds);
   }
 
+  /**
+   * `client_id` and `sub` both name the client: `client_id` as RFC 9068 names it (MedplumClient
+   * checks it after login), `sub` as the subject of a client credentials grant.
+   */
   async issue(
     client: { id: string; projectId?: string; admin: boolean },
     scopes: Scopes,
+    server: ServerIdentity,
   ): Promise<string> {
     const key = this.keys[0];
     return new SignJWT({
+      client_id: client.id,
       scope: scopes.toString(),
       ...(client.projectId ? { project: client.projectId } : {}),
       admin: client.admin,
     })
       .setProtectedHeader({ alg: ALGORITHM, kid: key.kid, typ: 'JWT' })
-      .setIssuer(ISSUER)
+      .setIssuer(server.issuer)
+      .setAudience(server.audience)
       .setSubject(client.id)
       .setIssuedAt()
       .setJti(randomUUID())
@@ -93,29 +115,34 @@ export class TokenService {
       .sign(key.privateKey);
   }
 
-  /** The token's claims, or InvalidTokenError saying why not (never a stack trace). */
-  async verify(token: string): Promise<AccessClaims> {
-    const cached = this.verified.get(token);
+  /**
+   * The token's claims, or InvalidTokenError saying why not (never a stack trace). The issuer and
+   * audience are checked against `server` on every call, cached or not: one token may reach the
+   * server under several addresses, and only one of them is its audience.
+   */
+  async verify(token: string, server: ServerIdentity): Promise<AccessClaims> {
     const now = Date.now() / 1000;
-    if (cached && cached.expires > now) return cached;
-    const payload = await this.verifySignature(token);
-    const claims: AccessClaims = {
-      clientId: String(payload.sub),
-      ...(typeof payload.project === 'string' ? { projectId: payload.project } : {}),
-      scopes: scopesOf(payload),
-      admin: payload.admin === true,
-      expires: Math.min(payload.exp ?? now, now + CACHE_SECONDS),
-    };
-    if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
-    this.verified.set(token, claims);
-    return claims;
+    let verified = this.verified.get(token);
+    if (!verified || verified.claims.expires <= now) {
+      verified = verifiedToken(await this.verifySignature(token), now);
+      if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
+      this.verified.set(token, verified);
+    }
+    if (!verified.audience.includes(server.audience))
+      throw new InvalidTokenError(
+        `The access token is for another audience (${verified.audience.join(', ')}), not this server's FHIR base ${server.audience}`,
+      );
+    if (verified.issuer !== server.issuer)
+      throw new InvalidTokenError(
+        `The access token was issued by ${verified.issuer}, not by this server (${server.issuer})`,
+      );
+    return verified.claims;
   }
 
   private async verifySignature(token: string): Promise<JWTPayload> {
     try {
       const { payload } = await jwtVerify(token, (header) => this.publicKey(header.kid), {
         algorithms: [ALGORITHM],
-        issuer: ISSUER,
         requiredClaims: ['sub', 'exp'],
       });
       return payload;
@@ -158,6 +185,24 @@ export class TokenService {
       .finally(() => (this.reloading = undefined));
     return this.reloading;
   }
+}
+
+/** What a signed token says, kept for CACHE_SECONDS at most. */
+function verifiedToken(payload: JWTPayload, now: number): VerifiedToken {
+  const audience = [payload.aud].flat().filter((aud): aud is string => typeof aud === 'string');
+  if (typeof payload.iss !== 'string' || audience.length === 0)
+    throw new InvalidTokenError('The access token names no issuer or no audience');
+  return {
+    claims: {
+      clientId: String(payload.sub),
+      ...(typeof payload.project === 'string' ? { projectId: payload.project } : {}),
+      scopes: scopesOf(payload),
+      admin: payload.admin === true,
+      expires: Math.min(payload.exp ?? now, now + CACHE_SECONDS),
+    },
+    issuer: payload.iss,
+    audience,
+  };
 }
 
 /** The token's scopes; a signed token whose `scope` does not parse is invalid, not a fault here. */

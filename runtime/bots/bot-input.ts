@@ -52,9 +52,13 @@ export function readBotInput(ctx: Context, ignoredQuery: readonly string[]): Bot
     case 'application/json':
       return { kind: 'json', contentType: mediaType, value: jsonBody(request) };
     case 'application/fhir+json': {
-      const resource = jsonBody(request);
-      parseResource(resource, loadDefinitionRegistry());
-      return { kind: 'json', contentType: mediaType, value: resource };
+      const body = jsonBody(request);
+      // MedplumClient's executeBot sends any object as application/fhir+json unless told
+      // otherwise: an object that claims no resourceType is plain JSON input, not a bad resource.
+      if (isPlainObject(body) && !('resourceType' in body))
+        return { kind: 'json', contentType: mediaType, value: body };
+      parseResource(body, loadDefinitionRegistry());
+      return { kind: 'json', contentType: mediaType, value: body };
     }
     case 'application/x-www-form-urlencoded':
       return {
@@ -65,6 +69,10 @@ export function readBotInput(ctx: Context, ignoredQuery: readonly string[]): Bot
     default:
       return { kind: 'hl7', contentType: mediaType, value: hl7Body(request) };
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A body the parser could not read as JSON never got this far (400 there); an empty one is refused here. */

@@ -19,6 +19,7 @@ import { graphqlRoutes } from './graphql-routes.js';
 import { healthRoutes } from './health-routes.js';
 import { isPlaygroundRequest, playgroundRoutes } from './playground-routes.js';
 import { requireToken } from './require-token.js';
+import { serverIdentity } from './server-identity.js';
 import { tokenRoutes } from './token-routes.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
@@ -48,6 +49,8 @@ export interface AppDependencies {
   readonly logger?: Logger;
   /** Served at `GET /metrics`; by default a fresh registry. */
   readonly metrics?: Metrics;
+  /** The public root URL (`GRAPHIR_BASE_URL`); by default each request's origin (server-identity.ts). */
+  readonly baseUrl?: string;
 }
 
 /** Paths anyone may call; everything else under these prefixes needs a token. */
@@ -65,6 +68,7 @@ export function createApp({
   audit,
   logger = createLogger(),
   metrics = new Metrics(),
+  baseUrl,
 }: AppDependencies): Koa {
   const app = new Koa();
   // Koa's own logger prints stack traces for every error; errors that reach a client as 500 are
@@ -90,13 +94,14 @@ export function createApp({
   // Before the body parser and the token guard: $graphql's refusals are GraphQL-shaped.
   app.use(graphqlResponses());
   app.use(jsonBodyParser(limits.maxBodyBytes));
-  app.use(protect(requireToken(tokens, clients)));
+  const identityOf = serverIdentity(baseUrl, FHIR_BASE);
+  app.use(protect(requireToken(tokens, clients, identityOf)));
   app.use(auditVisibility(audit));
   const searchLimits = limits.search;
   for (const router of [
     healthRoutes(store.db),
     metricsRoutes(metrics),
-    tokenRoutes(clients, tokens),
+    tokenRoutes(clients, tokens, identityOf),
     adminRoutes(clients),
     // Before graphqlRoutes: a browser's `GET $graphql` gets the playground page.
     playgroundRoutes(),

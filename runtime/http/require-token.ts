@@ -1,7 +1,8 @@
 /**
  * Every call but the public ones carries `Authorization: Bearer <token>`. Missing, malformed,
- * forged or expired tokens, and tokens of deleted clients, get 401 with `WWW-Authenticate: Bearer`
- * and an OperationOutcome; the verified claims go to `ctx.state.access`.
+ * forged or expired tokens, tokens for another audience, and tokens of deleted clients, get 401
+ * with `WWW-Authenticate: Bearer` and an OperationOutcome; the verified claims go to
+ * `ctx.state.access`.
  */
 import type { Context, Middleware } from 'koa';
 import type { ClientRegistry } from '../access/client-registry.js';
@@ -11,17 +12,24 @@ import {
   type TokenService,
 } from '../access/token-service.js';
 import { FhirError, fhirError } from '../model/fhir-error.js';
+import type { IdentityOf } from './server-identity.js';
 
-export function requireToken(tokens: TokenService, clients: ClientRegistry): Middleware {
+export function requireToken(
+  tokens: TokenService,
+  clients: ClientRegistry,
+  identityOf: IdentityOf,
+): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (!header) throw unauthorized('This request needs an access token (Authorization: Bearer …)');
     const match = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
     if (!match)
       throw unauthorized('The Authorization header is not "Bearer <token>"', 'invalid_request');
+    const server = identityOf(ctx);
+    if (!server) throw fhirError(400, 'invalid', 'The Host header names no valid host');
     let claims: AccessClaims;
     try {
-      claims = await tokens.verify(match[1]);
+      claims = await tokens.verify(match[1], server);
     } catch (error) {
       if (error instanceof InvalidTokenError) throw unauthorized(error.message, 'invalid_token');
       throw error;

@@ -9,10 +9,15 @@ import { searchableTypes } from '../../generated/search/index.js';
 import { ScopeError, Scopes } from '../access/scopes.js';
 import type { ClientRegistry } from '../access/client-registry.js';
 import type { TokenService } from '../access/token-service.js';
+import type { IdentityOf } from './server-identity.js';
 
 const FIELDS = ['grant_type', 'client_id', 'client_secret', 'scope'];
 
-export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Router {
+export function tokenRoutes(
+  clients: ClientRegistry,
+  tokens: TokenService,
+  identityOf: IdentityOf,
+): Router {
   const router = new Router();
   router.post('/oauth2/token', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
@@ -43,6 +48,9 @@ export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Rout
         `grant_type ${grantType} is not supported; use client_credentials`,
       );
     }
+    const server = identityOf(ctx);
+    if (!server)
+      return oauthError(ctx, 400, 'invalid_request', 'The Host header names no valid host');
     const basic = basicCredentials(ctx.get('Authorization'));
     if (basic === null)
       return oauthError(
@@ -102,7 +110,7 @@ export function tokenRoutes(clients: ClientRegistry, tokens: TokenService): Rout
     // way to mint clients wider than the token.
     const admin = client.admin && scopes.covers(client.scopes);
     ctx.body = {
-      access_token: await tokens.issue({ ...client, admin }, scopes),
+      access_token: await tokens.issue({ ...client, admin }, scopes, server),
       token_type: 'Bearer',
       expires_in: tokens.lifetimeSeconds,
       scope: scopes.toString(),

@@ -5,6 +5,12 @@ import type { RequestLimits } from '../http/app.js';
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /**
+   * The public root URL clients reach the server at (`https://fhir.example.org`), without a
+   * trailing slash: tokens' issuer, and with `/fhir/R4` their audience. When absent, each
+   * request's origin (runtime/http/server-identity.ts).
+   */
+  readonly baseUrl?: string;
   /** PostgreSQL server URL; when absent, embedded PostgreSQL (PGlite) in `dataDir`. */
   readonly databaseUrl?: string;
   /**
@@ -50,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: integer('PORT', env.PORT ?? '8080', 0, 65535),
     host: env.HOST ?? '0.0.0.0',
+    ...(env.GRAPHIR_BASE_URL ? { baseUrl: publicRootUrl(env.GRAPHIR_BASE_URL) } : {}),
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE ?? '10', 1, 1000),
     databaseConnectTimeoutMs: integer(
@@ -190,6 +197,28 @@ export function requestLimits(config: Config): RequestLimits {
     },
     botsPerProject: { concurrency: config.botProjectConcurrency, queued: config.botProjectQueue },
   };
+}
+
+/**
+ * An absolute http(s) URL, perhaps with a path (a proxy's prefix), in URL's normal form without
+ * a trailing slash. The FHIR path is refused: the audience would name it twice.
+ */
+function publicRootUrl(text: string): string {
+  const refuse = (why: string) =>
+    new Error(`GRAPHIR_BASE_URL must be ${why}, such as https://fhir.example.org, not "${text}"`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw refuse('an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw refuse('an absolute http or https URL');
+  if (/[?#]/.test(text) || url.username || url.password)
+    throw refuse('a URL without query, fragment or credentials');
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/fhir\/R4$/i.test(path)) throw refuse('the server root, without /fhir/R4');
+  return `${url.origin}${path}`;
 }
 
 function integer(name: string, text: string, min: number, max: number): number {

@@ -78,6 +78,14 @@ describe('Bot/$execute', () => {
       { resourceType: 'Patient', active: true },
     ],
     [
+      // As MedplumClient's executeBot(id, {…}) sends an object when given no content type.
+      'application/fhir+json without resourceType → object',
+      '{"name":"Eve","n":[1,{"x":null}]}',
+      'application/fhir+json',
+      'object',
+      { name: 'Eve', n: [1, { x: null }] },
+    ],
+    [
       'x-application/hl7-v2+er7 → Hl7Message',
       ADT,
       'x-application/hl7-v2+er7',
@@ -248,6 +256,20 @@ describe('Bot/$execute', () => {
       'an invalid FHIR resource',
       '/Bot/$execute?identifier=urn:test|echo',
       '{"resourceType":"Patient","nmae":1}',
+      'application/fhir+json',
+      400,
+    ],
+    [
+      'a FHIR resource whose resourceType is null',
+      '/Bot/$execute?identifier=urn:test|echo',
+      '{"resourceType":null,"active":true}',
+      'application/fhir+json',
+      400,
+    ],
+    [
+      'a JSON array as application/fhir+json',
+      '/Bot/$execute?identifier=urn:test|echo',
+      '[{"name":"Eve"}]',
       'application/fhir+json',
       400,
     ],

@@ -42,4 +42,32 @@ describe('settings', () => {
       new RegExp(`${name} must be a whole number`),
     );
   });
+
+  it.each([
+    ['https://fhir.example.org', 'https://fhir.example.org'],
+    ['https://FHIR.Example.org:443/', 'https://fhir.example.org'],
+    ['http://localhost:8080', 'http://localhost:8080'],
+    ['https://example.org/graphir//', 'https://example.org/graphir'],
+  ])('GRAPHIR_BASE_URL=%s is the public root %s', (text, root) => {
+    expect(loadConfig({ GRAPHIR_BASE_URL: text }).baseUrl).toBe(root);
+  });
+
+  it('leaves the public root to each request when GRAPHIR_BASE_URL is unset or empty', () => {
+    expect(loadConfig({}).baseUrl).toBeUndefined();
+    expect(loadConfig({ GRAPHIR_BASE_URL: '' }).baseUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['fhir.example.org', /an absolute http or https URL/],
+    ['/graphir', /an absolute http or https URL/],
+    ['ftp://fhir.example.org', /an absolute http or https URL/],
+    ['https://fhir.example.org/?a=1', /without query, fragment or credentials/],
+    ['https://fhir.example.org/#top', /without query, fragment or credentials/],
+    ['https://user:secret@fhir.example.org', /without query, fragment or credentials/],
+    ['https://fhir.example.org/fhir/R4', /the server root, without \/fhir\/R4/],
+    ['https://fhir.example.org/fhir/R4/', /the server root, without \/fhir\/R4/],
+  ])('refuses GRAPHIR_BASE_URL=%s at start-up, saying why', (text, why) => {
+    expect(() => loadConfig({ GRAPHIR_BASE_URL: text })).toThrow(why);
+    expect(() => loadConfig({ GRAPHIR_BASE_URL: text })).toThrow(/^GRAPHIR_BASE_URL must be/);
+  });
 });

@@ -113,7 +113,11 @@ export async function startTestServer(
   };
 }
 
-/** A second server on the same PostgreSQL database as `first`, as another process would be. */
+/**
+ * A second server on the same PostgreSQL database as `first`, as another process behind the same
+ * public address would be: `first`'s URL is its GRAPHIR_BASE_URL, so each accepts the other's
+ * tokens (their audience). A test that gave `first` a GRAPHIR_BASE_URL gives the peer the same.
+ */
 export interface PeerServer extends RunningServer {
   /** fetch relative to the FHIR base, with `first`'s project token unless one is given. */
   fhir(path: string, init?: RequestInit): Promise<FhirResponse>;
@@ -131,6 +135,7 @@ export async function startPeerServer(
     HOST: '127.0.0.1',
     GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
     GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
+    GRAPHIR_BASE_URL: first.url,
     ...env,
   });
   const server = await startServer(config, {
