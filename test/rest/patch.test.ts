@@ -64,6 +64,21 @@ describe.each(await availableEngines())('PATCH on %s', (engine) => {
     expect(found.total).toBe(1);
   });
 
+  it('applies concurrent patches one after another, losing none', async () => {
+    const id = await create();
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        patch(`/Patient/${id}`, [{ op: 'add', path: '/name/0/given/-', value: `Concurrent ${i}` }]),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const stored = await (await server.fhir(`/Patient/${id}`)).json();
+    expect(stored.meta.versionId).toBe('7');
+    expect([...stored.name[0].given].sort()).toEqual(
+      ['Peter', ...Array.from({ length: 6 }, (_, i) => `Concurrent ${i}`)].sort(),
+    );
+  });
+
   it('honours If-Match: 200 on the current version, 412 on a stale one', async () => {
     const id = await create();
     const fresh = await patch(`/Patient/${id}`, [{ op: 'add', path: '/active', value: true }], {
