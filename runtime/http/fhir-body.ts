@@ -1,17 +1,13 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
 import { fhirError } from '../model/fhir-error.js';
+import { checkJsonNesting } from '../model/json-nesting.js';
+
+export { checkJsonNesting, MAX_JSON_NESTING } from '../model/json-nesting.js';
 
 export const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 
-/**
- * JSON nested deeper than this is refused: JSON.parse copes with any depth, but the code that
- * walks a body afterwards (GraphQL's variable coercion, JSON.stringify) recurses and overflows
- * the stack some thousands of levels down. A FHIR resource is valid to 100 object levels.
- */
-export const MAX_JSON_NESTING = 500;
-
-/** Parses JSON bodies (also `application/fhir+json`) and forms up to the limit; other types stay unparsed. */
+/** Parses JSON bodies (also `application/fhir+json` and JSON Patch) and forms up to the limit; other types stay unparsed. */
 export function jsonBodyParser(limit: number): Middleware {
   const parse = jsonAndFormParser(limit);
   return (ctx, next) =>
@@ -21,25 +17,12 @@ export function jsonBodyParser(limit: number): Middleware {
     });
 }
 
-/** 400 when `value` (parsed JSON) nests objects and arrays more than MAX_JSON_NESTING deep. */
-export function checkJsonNesting(value: unknown, what: string): void {
-  // A stack rather than recursion: the point is to survive any depth.
-  const pending: [unknown, number][] = [[value, 1]];
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > MAX_JSON_NESTING)
-      throw fhirError(400, 'structure', `${what} nests more than ${MAX_JSON_NESTING} levels deep`);
-    for (const child of Object.values(item)) pending.push([child, depth + 1]);
-  }
-}
-
 function jsonAndFormParser(limit: number): Middleware {
   return bodyParser({
     enableTypes: ['json', 'form', 'text'],
     // extendTypes replaces the defaults, so application/json is named again.
     extendTypes: {
-      json: ['application/json', 'application/fhir+json'],
+      json: ['application/json', 'application/fhir+json', 'application/json-patch+json'],
       text: ['text/plain', 'application/graphql', 'x-application/hl7-v2+er7'],
     },
     jsonLimit: limit,
@@ -57,11 +40,24 @@ function jsonAndFormParser(limit: number): Middleware {
 
 /** The body of a write: FHIR JSON, or 415 / 400 saying what is wrong. */
 export function resourceBody(ctx: Context): unknown {
-  if (!ctx.is('application/fhir+json', 'application/json')) {
+  return bodyOfType(ctx, ['application/fhir+json', 'application/json'], 'application/fhir+json');
+}
+
+/** The body of a PATCH: JSON Patch (RFC 6902), or 415 / 400 saying what is wrong. */
+export function jsonPatchBody(ctx: Context): unknown {
+  return bodyOfType(
+    ctx,
+    ['application/json-patch+json'],
+    'application/json-patch+json (JSON Patch; FHIRPath Patch is not supported)',
+  );
+}
+
+function bodyOfType(ctx: Context, types: string[], expected: string): unknown {
+  if (!ctx.is(types)) {
     throw fhirError(
       415,
       'not-supported',
-      `Content-Type must be application/fhir+json, not ${ctx.get('Content-Type') || 'missing'}`,
+      `Content-Type must be ${expected}, not ${ctx.get('Content-Type') || 'missing'}`,
     );
   }
   const body = (ctx.request as { body?: unknown }).body;

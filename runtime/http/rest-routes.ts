@@ -1,6 +1,7 @@
 /**
- * FHIR REST under `/fhir/R4`: create, read, update, delete, version read, history, search,
- * transaction and batch Bundles, and the CapabilityStatement.
+ * FHIR REST under `/fhir/R4`: create, read, update, patch, delete (conditional create, update
+ * and delete too), version read, history, search, transaction and batch Bundles, and the
+ * CapabilityStatement.
  * @see http://hl7.org/fhir/R4/http.html
  */
 import Router from '@koa/router';
@@ -9,6 +10,11 @@ import { searchableTypes } from '../../generated/search/index.js';
 import { processBundle } from '../rest/bundle-processor.js';
 import { capabilityStatementJson } from '../rest/capability-statement.js';
 import { conditionalCreate } from '../rest/conditional-create.js';
+import { CONDITIONAL_DELETE, conditionalDelete } from '../rest/conditional-delete.js';
+import { CONDITIONAL_UPDATE, conditionalUpdate } from '../rest/conditional-update.js';
+import { parseJsonPatch } from '../rest/json-patch.js';
+import { patchResource } from '../rest/patch-resource.js';
+import { parseCondition } from '../rest/search-condition.js';
 import { searchBundle } from '../rest/search-bundle.js';
 import { parseSearchRequest, type SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
@@ -16,7 +22,7 @@ import type { ResourceStore } from '../store/resource-store.js';
 import type { WriteResult } from '../store/write-operation.js';
 import { searchResources } from '../store/search-store.js';
 import type { Interaction } from '../access/scopes.js';
-import { FHIR_JSON, resourceBody } from './fhir-body.js';
+import { FHIR_JSON, jsonPatchBody, resourceBody } from './fhir-body.js';
 import { accessOf, projectOf } from './require-token.js';
 import { authorize } from '../access/authorize.js';
 import { fhirError, informational } from '../model/fhir-error.js';
@@ -64,9 +70,40 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
     if (ifNoneExist) authorize(accessOf(ctx), resourceType, 's');
     const projectId = projectOf(ctx);
     const result = ifNoneExist
-      ? await conditionalCreate(store, projectId, resource, ifNoneExist, limits)
+      ? await conditionalCreate(
+          store,
+          projectId,
+          resource,
+          parseCondition(resourceType, ifNoneExist, limits, 'If-None-Exist'),
+        )
       : (await store.write(projectId, [{ kind: 'create', resource }]))[0];
     sendWritten(ctx, base(ctx), result);
+  });
+
+  router.put('/:type', async (ctx) => {
+    const resourceType = allowed(ctx, ctx.params.type, 'u');
+    authorize(accessOf(ctx), resourceType, 's');
+    const condition = parseCondition(resourceType, ctx.querystring, limits, CONDITIONAL_UPDATE);
+    const resource = bodyOf(ctx, resourceType);
+    const ifMatch = ctx.get('If-Match') || undefined;
+    const result = await conditionalUpdate(store, projectOf(ctx), resource, condition, ifMatch);
+    sendWritten(ctx, base(ctx), result);
+  });
+
+  router.delete('/:type', async (ctx) => {
+    const resourceType = allowed(ctx, ctx.params.type, 'd');
+    authorize(accessOf(ctx), resourceType, 's');
+    const condition = parseCondition(resourceType, ctx.querystring, limits, CONDITIONAL_DELETE);
+    const deleted = await conditionalDelete(store, projectOf(ctx), condition);
+    send(
+      ctx,
+      200,
+      informational(
+        deleted
+          ? `Deleted ${resourceType}/${deleted.id}`
+          : `No ${resourceType} matched ${condition.text}: nothing was deleted`,
+      ),
+    );
   });
 
   router.get('/:type/:id', async (ctx) => {
@@ -85,6 +122,18 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
     const [result] = await store.write(projectOf(ctx), [
       { kind: 'update', resourceType, id: ctx.params.id, resource, ifMatch },
     ]);
+    sendWritten(ctx, base(ctx), result);
+  });
+
+  router.patch('/:type/:id', async (ctx) => {
+    const resourceType = allowed(ctx, ctx.params.type, 'u');
+    const patch = parseJsonPatch(jsonPatchBody(ctx));
+    const result = await patchResource(store, projectOf(ctx), {
+      resourceType,
+      id: ctx.params.id,
+      patch,
+      ifMatch: ctx.get('If-Match') || undefined,
+    });
     sendWritten(ctx, base(ctx), result);
   });
 

@@ -1,14 +1,22 @@
 /**
- * One Bundle entry: its request read into a typed operation, checked against the token's
- * scopes, and turned into a store write; and the `urn:uuid:` references between entries.
+ * One Bundle entry: its request read into a typed operation (conditional ones with their search
+ * parsed, a PATCH with its JSON Patch), checked against the token's scopes, and turned into a
+ * store write; and the `urn:uuid:` references between entries.
  * @see http://hl7.org/fhir/R4/bundle.html#references
+ * @see http://hl7.org/fhir/R4/http.html#transaction
  */
 import { randomUUID } from 'node:crypto';
+import type { Operation } from 'rfc6902';
 import { searchableTypes } from '../../generated/search/index.js';
 import type { Interaction } from '../access/scopes.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import { fhirError } from '../model/fhir-error.js';
 import type { WriteOperation } from '../store/write-operation.js';
+import { CONDITIONAL_DELETE } from './conditional-delete.js';
+import { CONDITIONAL_UPDATE } from './conditional-update.js';
+import { jsonPatchFromBinary } from './json-patch.js';
+import { parseCondition, type SearchCondition } from './search-condition.js';
+import type { SearchLimits } from './search-request.js';
 
 export interface BundleEntry {
   readonly fullUrl?: string;
@@ -21,47 +29,120 @@ export interface BundleEntry {
   };
 }
 
-export type ParsedEntry =
-  | {
-      readonly method: 'POST';
-      readonly resourceType: string;
-      readonly resource: FhirResource;
-      readonly id: string;
-      readonly ifNoneExist?: string;
-    }
-  | {
-      readonly method: 'PUT';
-      readonly resourceType: string;
-      readonly id: string;
-      readonly resource: FhirResource;
-      readonly ifMatch?: string;
-    }
-  | {
-      readonly method: 'DELETE';
-      readonly resourceType: string;
-      readonly id: string;
-      readonly ifMatch?: string;
-    }
-  | { readonly method: 'GET'; readonly url: string };
+/** A create; `id` is the one it will have, so that other entries' references can name it. */
+export interface PostEntry {
+  readonly method: 'POST';
+  readonly resourceType: string;
+  readonly resource: FhirResource;
+  readonly id: string;
+  readonly ifNoneExist?: SearchCondition;
+}
 
-export function parseEntry(entry: BundleEntry): ParsedEntry {
+export interface PutEntry {
+  readonly method: 'PUT';
+  readonly resourceType: string;
+  readonly id: string;
+  readonly resource: FhirResource;
+  readonly ifMatch?: string;
+}
+
+/** `PUT Type?search`, until its search names the resource it writes (a PutEntry then). */
+export interface ConditionalPutEntry {
+  readonly method: 'PUT';
+  readonly resourceType: string;
+  readonly condition: SearchCondition;
+  readonly resource: FhirResource;
+  readonly ifMatch?: string;
+}
+
+/** JSON Patch, which a Binary carries in a Bundle. */
+export interface PatchEntry {
+  readonly method: 'PATCH';
+  readonly resourceType: string;
+  readonly id: string;
+  readonly patch: readonly Operation[];
+  readonly ifMatch?: string;
+}
+
+export interface DeleteEntry {
+  readonly method: 'DELETE';
+  readonly resourceType: string;
+  readonly id: string;
+  readonly ifMatch?: string;
+}
+
+/** `DELETE Type?search`, until its search names the resource it deletes (a DeleteEntry then). */
+export interface ConditionalDeleteEntry {
+  readonly method: 'DELETE';
+  readonly resourceType: string;
+  readonly condition: SearchCondition;
+}
+
+export interface GetEntry {
+  readonly method: 'GET';
+  readonly url: string;
+}
+
+export type ParsedEntry =
+  | PostEntry
+  | PutEntry
+  | ConditionalPutEntry
+  | PatchEntry
+  | DeleteEntry
+  | ConditionalDeleteEntry
+  | GetEntry;
+
+/** An entry that writes one resource it names by id. */
+export type WriteEntry = PostEntry | PutEntry | PatchEntry | DeleteEntry;
+
+export function isConditional(
+  entry: ParsedEntry,
+): entry is ConditionalPutEntry | ConditionalDeleteEntry {
+  return 'condition' in entry;
+}
+
+export function parseEntry(entry: BundleEntry, limits: SearchLimits): ParsedEntry {
   const method = entry?.request?.method;
-  const url = entry?.request?.url;
+  const url = entry?.request?.url?.replace(/^\//, '');
   if (typeof method !== 'string' || typeof url !== 'string')
     throw fhirError(400, 'required', 'request.method and request.url are required', 'request');
-  const [path, query] = url.replace(/^\//, '').split('?', 2);
+  if (method === 'GET') return { method, url };
+  const queryAt = url.indexOf('?');
+  const path = queryAt < 0 ? url : url.slice(0, queryAt);
+  const query = queryAt < 0 ? undefined : url.slice(queryAt + 1);
   const [resourceType, id, ...rest] = path.split('/');
-  if (method === 'GET') return { method, url: url.replace(/^\//, '') };
   knownEntryType(resourceType);
-  if (query !== undefined || rest.length > 0)
+  if (rest.length > 0 || (query !== undefined && id !== undefined))
+    throw fhirError(
+      400,
+      'invalid',
+      `request.url ${url} is neither Type/id nor Type?search`,
+      'request.url',
+    );
+  const ifMatch = entry.request?.ifMatch;
+  if (query !== undefined && method !== 'PUT' && method !== 'DELETE')
     throw fhirError(
       400,
       'not-supported',
-      `Conditional ${method} (${url}) is not supported; name the resource by id`,
+      `Conditional ${method} (${url}) is not supported; ${method === 'POST' ? 'use request.ifNoneExist' : 'name the resource by id'}`,
       'request.url',
     );
-  if (method === 'DELETE')
-    return { method, resourceType, id: required(id, 'DELETE'), ifMatch: entry.request?.ifMatch };
+  if (method === 'DELETE') {
+    if (query === undefined) return { method, resourceType, id: required(id, 'DELETE'), ifMatch };
+    return {
+      method,
+      resourceType,
+      condition: parseCondition(resourceType, query, limits, CONDITIONAL_DELETE),
+    };
+  }
+  if (method === 'PATCH')
+    return {
+      method,
+      resourceType,
+      id: required(id, 'PATCH'),
+      patch: jsonPatchFromBinary(entry.resource),
+      ifMatch,
+    };
   const resource = entry.resource;
   if (!resource || typeof resource !== 'object')
     throw fhirError(400, 'required', `${method} needs a resource`, 'resource');
@@ -75,26 +156,32 @@ export function parseEntry(entry: BundleEntry): ParsedEntry {
   if (method === 'POST') {
     if (id !== undefined)
       throw fhirError(400, 'invalid', 'POST request.url names a type, not an id', 'request.url');
+    const ifNoneExist = entry.request?.ifNoneExist;
     return {
       method,
       resourceType,
       resource,
       id: randomUUID(),
-      ifNoneExist: entry.request?.ifNoneExist,
+      ...(ifNoneExist
+        ? { ifNoneExist: parseCondition(resourceType, ifNoneExist, limits, 'If-None-Exist') }
+        : {}),
     };
   }
-  if (method === 'PUT')
+  if (method === 'PUT') {
+    if (query === undefined)
+      return { method, resourceType, id: required(id, 'PUT'), resource, ifMatch };
     return {
       method,
       resourceType,
-      id: required(id, 'PUT'),
+      condition: parseCondition(resourceType, query, limits, CONDITIONAL_UPDATE),
       resource,
-      ifMatch: entry.request?.ifMatch,
+      ifMatch,
     };
+  }
   throw fhirError(
     400,
     'not-supported',
-    `request.method ${method} is not supported (GET, POST, PUT, DELETE are)`,
+    `request.method ${method} is not supported (GET, POST, PUT, PATCH, DELETE are)`,
     'request.method',
   );
 }
@@ -110,6 +197,7 @@ export function authorizeEntry(
       if (entry.ifNoneExist) authorize(entry.resourceType, 's');
       break;
     case 'PUT':
+    case 'PATCH':
       authorize(entry.resourceType, 'u');
       break;
     case 'DELETE':
@@ -121,6 +209,7 @@ export function authorizeEntry(
       break;
     }
   }
+  if (isConditional(entry)) authorize(entry.resourceType, 's');
   return entry;
 }
 
@@ -137,13 +226,17 @@ export function referenceMap(
   const map = new Map<string, string>();
   parsed.forEach((entry, index) => {
     const fullUrl = entries[index].fullUrl;
-    if (fullUrl && entry.method !== 'GET' && entry.method !== 'DELETE')
+    if (fullUrl && 'id' in entry && entry.method !== 'DELETE')
       map.set(fullUrl, `${entry.resourceType}/${entry.id}`);
   });
   return map;
 }
 
-/** Rewrites every `reference` in the entries' resources that names another entry's fullUrl. */
+/**
+ * Rewrites every reference in the entries' resources, and in the values their patches write,
+ * that names another entry's fullUrl: a `reference` element, or a patch's value for a path
+ * ending in `/reference`.
+ */
 export function rewriteReferences(parsed: ParsedEntry[], map: ReadonlyMap<string, string>): void {
   if (map.size === 0) return;
   const rewrite = (value: unknown): unknown => {
@@ -158,13 +251,21 @@ export function rewriteReferences(parsed: ParsedEntry[], map: ReadonlyMap<string
       ]),
     );
   };
+  const rewriteOperation = (operation: Operation): Operation => {
+    if (!('value' in operation)) return operation;
+    const { path, value } = operation;
+    const target = path.endsWith('/reference') && typeof value === 'string' && map.get(value);
+    return { ...operation, value: target || rewrite(value) };
+  };
   parsed.forEach((entry, index) => {
     if ('resource' in entry)
       parsed[index] = { ...entry, resource: rewrite(entry.resource) as FhirResource };
+    else if (entry.method === 'PATCH')
+      parsed[index] = { ...entry, patch: entry.patch.map(rewriteOperation) };
   });
 }
 
-export function toOperation(entry: ParsedEntry): WriteOperation {
+export function toOperation(entry: PostEntry | PutEntry | DeleteEntry): WriteOperation {
   switch (entry.method) {
     case 'POST':
       return { kind: 'create', resource: entry.resource, id: entry.id };
@@ -183,8 +284,6 @@ export function toOperation(entry: ParsedEntry): WriteOperation {
         id: entry.id,
         ifMatch: entry.ifMatch,
       };
-    case 'GET':
-      throw new Error('GET entries are reads, not writes');
   }
 }
 

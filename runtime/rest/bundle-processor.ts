@@ -1,17 +1,19 @@
 /**
- * `POST [base]` with a transaction Bundle (all entries or none, `urn:uuid:` references rewritten
- * to the new ids) or a batch Bundle (each entry on its own).
+ * `POST [base]` with a transaction Bundle (all entries or none, conditional entries resolved
+ * first, `urn:uuid:` references rewritten to the new ids) or a batch Bundle (each entry on its
+ * own).
  * @see http://hl7.org/fhir/R4/http.html#transaction
  */
 import type { FhirResource } from '../model/fhir-resource.js';
-import { toFhirError, FhirError, fhirError } from '../model/fhir-error.js';
+import { toFhirError, FhirError, fhirError, informational } from '../model/fhir-error.js';
 import type { Queryable, Transaction } from '../store/database.js';
 import { WriteOperationError, type ResourceStore } from '../store/resource-store.js';
-import { type WriteResult } from '../store/write-operation.js';
+import type { WriteOperation, WriteResult } from '../store/write-operation.js';
 import { searchResources } from '../store/search-store.js';
 import type { Interaction } from '../access/scopes.js';
 import {
   authorizeEntry,
+  isConditional,
   knownEntryType,
   parseEntry,
   referenceMap,
@@ -19,8 +21,18 @@ import {
   toOperation,
   type BundleEntry,
   type ParsedEntry,
+  type PostEntry,
 } from './bundle-entry.js';
 import { conditionalCreate } from './conditional-create.js';
+import { conditionalDelete } from './conditional-delete.js';
+import { conditionalUpdate } from './conditional-update.js';
+import { patchedUpdate, patchResource } from './patch-resource.js';
+import type { SearchCondition } from './search-condition.js';
+import {
+  assertDistinctTargets,
+  lockEntryConditions,
+  resolveConditional,
+} from './transaction-targets.js';
 import { searchBundle } from './search-bundle.js';
 import { parseSearchRequest, type SearchLimits } from './search-request.js';
 
@@ -62,14 +74,26 @@ async function transaction(
   context: BundleContext,
 ): Promise<FhirResource> {
   const parsed = entries.map((entry, index) =>
-    atEntry(index, () => authorizeEntry(parseEntry(entry), context.authorize)),
+    atEntry(index, () => authorizeEntry(parseEntry(entry, context.limits), context.authorize)),
   );
-  rewriteReferences(parsed, referenceMap(entries, parsed));
   const responses = await context.store.db.transaction(async (tx) => {
     const results = new Map<number, object>();
-    // FHIR's order: deletes, creates, updates, then reads. @see http://hl7.org/fhir/R4/http.html#trules
-    for (const method of ['DELETE', 'POST', 'PUT'] as const) {
-      const indexes = parsed.flatMap((entry, index) => (entry.method === method ? [index] : []));
+    await lockEntryConditions(tx, context.projectId, parsed);
+    for (const [index, entry] of parsed.entries()) {
+      if (!isConditional(entry)) continue;
+      const resolved = await atEntry(index, () =>
+        resolveConditional(entry, context.store, context.projectId, tx),
+      );
+      if (resolved) parsed[index] = resolved;
+      else results.set(index, nothingDeleted(entry.resourceType, entry.condition));
+    }
+    assertDistinctTargets(parsed);
+    rewriteReferences(parsed, referenceMap(entries, parsed));
+    // FHIR's order: deletes, creates, updates and patches, then reads. @see http://hl7.org/fhir/R4/http.html#trules
+    for (const methods of [['DELETE'], ['POST'], ['PUT', 'PATCH']]) {
+      const indexes = parsed.flatMap((entry, index) =>
+        methods.includes(entry.method) && !results.has(index) ? [index] : [],
+      );
       const written = await writeEntries(indexes, parsed, context, tx);
       for (const [index, result] of written)
         results.set(index, writeResponse(result, context.base));
@@ -84,9 +108,10 @@ async function transaction(
 }
 
 /**
- * Writes the entries at `indexes`: conditional creates one by one (each sees the ones before it),
- * then the others in one store write. A conditional create that matched an existing resource did
- * not take the id the other entries' references were rewritten to: they are pointed at the
+ * Writes the entries at `indexes` (conditional updates and deletes already resolved):
+ * conditional creates one by one (each sees the ones before it), then the others in one store
+ * write, patches read and patched first. A conditional create that matched an existing resource
+ * did not take the id the other entries' references were rewritten to: they are pointed at the
  * resource it matched before they are written.
  */
 async function writeEntries(
@@ -99,14 +124,13 @@ async function writeEntries(
   const results: [number, WriteResult][] = [];
   const matched = new Map<string, string>();
   for (const index of indexes.filter(conditional)) {
-    const post = parsed[index] as Extract<ParsedEntry, { method: 'POST' }>;
+    const post = parsed[index] as PostEntry;
     const result = await atEntry(index, () =>
       conditionalCreate(
         context.store,
         context.projectId,
         { ...post.resource, id: undefined } as FhirResource,
         post.ifNoneExist!,
-        context.limits,
         tx,
         post.id,
       ),
@@ -118,16 +142,27 @@ async function writeEntries(
   rewriteReferences(parsed, matched);
   const plain = indexes.filter((i) => !conditional(i));
   if (plain.length > 0) {
+    const operations: WriteOperation[] = [];
+    for (const index of plain)
+      operations.push(await atEntry(index, () => operationOf(parsed[index], context, tx)));
     const written = await atEntries(plain, () =>
-      context.store.write(
-        context.projectId,
-        plain.map((i) => toOperation(parsed[i])),
-        tx,
-      ),
+      context.store.write(context.projectId, operations, tx),
     );
     written.forEach((result, i) => results.push([plain[i], result]));
   }
   return results;
+}
+
+/** The store write of a resolved entry; a patch's, from the resource as it is now in `tx`. */
+async function operationOf(
+  entry: ParsedEntry,
+  context: BundleContext,
+  tx: Transaction,
+): Promise<WriteOperation> {
+  if (entry.method === 'PATCH') return patchedUpdate(context.store, context.projectId, entry, tx);
+  if (entry.method === 'GET' || isConditional(entry))
+    throw new Error(`${entry.method} entries are not written as they are`);
+  return toOperation(entry);
 }
 
 async function batch(
@@ -137,32 +172,61 @@ async function batch(
   const responses = [];
   for (const [index, entry] of entries.entries()) {
     try {
-      const parsed = atEntry(index, () => authorizeEntry(parseEntry(entry), context.authorize));
-      if (parsed.method === 'GET') {
-        responses.push(await readEntry(parsed.url, context, context.store.db));
-      } else if (parsed.method === 'POST' && parsed.ifNoneExist) {
-        responses.push(
-          writeResponse(
-            await conditionalCreate(
-              context.store,
-              context.projectId,
-              parsed.resource,
-              parsed.ifNoneExist,
-              context.limits,
-            ),
-            context.base,
-          ),
-        );
-      } else {
-        const [result] = await context.store.write(context.projectId, [toOperation(parsed)]);
-        responses.push(writeResponse(result, context.base));
-      }
+      const parsed = atEntry(index, () =>
+        authorizeEntry(parseEntry(entry, context.limits), context.authorize),
+      );
+      responses.push(await batchEntry(parsed, context));
     } catch (thrown) {
       const error = toFhirError(thrown);
       responses.push({ response: { status: String(error.status), outcome: error.outcome } });
     }
   }
   return { resourceType: 'Bundle', type: 'batch-response', entry: responses };
+}
+
+/** One batch entry, in a transaction of its own. */
+async function batchEntry(entry: ParsedEntry, context: BundleContext): Promise<object> {
+  const { store, projectId, base } = context;
+  switch (entry.method) {
+    case 'GET':
+      return readEntry(entry.url, context, store.db);
+    case 'POST':
+      if (entry.ifNoneExist)
+        return writeResponse(
+          await conditionalCreate(store, projectId, entry.resource, entry.ifNoneExist),
+          base,
+        );
+      break;
+    case 'PATCH':
+      return writeResponse(await patchResource(store, projectId, entry), base);
+    case 'PUT':
+      if (isConditional(entry))
+        return writeResponse(
+          await conditionalUpdate(store, projectId, entry.resource, entry.condition, entry.ifMatch),
+          base,
+        );
+      break;
+    case 'DELETE':
+      if (isConditional(entry)) {
+        const result = await conditionalDelete(store, projectId, entry.condition);
+        return result
+          ? writeResponse(result, base)
+          : nothingDeleted(entry.resourceType, entry.condition);
+      }
+      break;
+  }
+  const [result] = await store.write(projectId, [toOperation(entry)]);
+  return writeResponse(result, base);
+}
+
+/** The answer to a conditional delete that matched nothing: it succeeds, deleting nothing. */
+function nothingDeleted(resourceType: string, condition: SearchCondition): object {
+  return {
+    response: {
+      status: '200 OK',
+      outcome: informational(`No ${resourceType} matched ${condition.text}: nothing was deleted`),
+    },
+  };
 }
 
 function writeResponse(result: WriteResult, base: string): object {

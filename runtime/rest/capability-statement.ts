@@ -12,6 +12,7 @@ const INTERACTIONS = [
   'read',
   'vread',
   'update',
+  'patch',
   'delete',
   'history-instance',
   'create',
@@ -48,7 +49,9 @@ function build(base: string): FhirResource {
             readHistory: true,
             updateCreate: true,
             conditionalCreate: true,
-            conditionalDelete: 'not-supported',
+            conditionalUpdate: true,
+            // One match at a time: several are refused (412), not all deleted.
+            conditionalDelete: 'single',
             searchInclude: Object.values(definition.parameters)
               .filter((p) => p.type === 'reference')
               .map((p) => `${type}:${p.code}`),

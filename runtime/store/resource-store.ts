@@ -71,15 +71,22 @@ export class ResourceStore {
         ? (await this.cache.rows(projectId, [{ resourceType, id }])).get(
             resourceKey(resourceType, id),
           )
-        : await readInTransaction(tx, projectId, resourceType, id);
-    if (!row) throw fhirError(404, 'not-found', `${resourceType}/${id} is not known`);
-    if (row.deleted)
-      throw fhirError(
-        410,
-        'deleted',
-        `${resourceType}/${id} was deleted (version ${row.versionId})`,
-      );
-    return row.content!;
+        : await readInTransaction(tx, projectId, resourceType, id, false);
+    return currentContent(row, resourceType, id);
+  }
+
+  /**
+   * As `read`, in `tx`, with the resource's row locked until `tx` ends: for a write made from
+   * what was read (PATCH), which no other write of that resource may come between.
+   */
+  async readForUpdate(
+    projectId: string,
+    resourceType: string,
+    id: string,
+    tx: Transaction,
+  ): Promise<FhirResource> {
+    const row = await readInTransaction(tx, projectId, resourceType, id, true);
+    return currentContent(row, resourceType, id);
   }
 
   /** Current, non-deleted versions of several resources (shared, as `read`'s); missing ones are absent. */
@@ -197,19 +204,32 @@ function prepare(operation: WriteOperation): PreparedWrite {
   };
 }
 
+/** The content of a current row; 404 when there is none, 410 when it is a deletion. */
+function currentContent(
+  row: CurrentRow | undefined,
+  resourceType: string,
+  id: string,
+): FhirResource {
+  if (!row) throw fhirError(404, 'not-found', `${resourceType}/${id} is not known`);
+  if (row.deleted)
+    throw fhirError(410, 'deleted', `${resourceType}/${id} was deleted (version ${row.versionId})`);
+  return row.content!;
+}
+
 /** A read inside a transaction sees the transaction's own writes: it cannot share a statement. */
 async function readInTransaction(
   tx: Queryable,
   projectId: string,
   resourceType: string,
   id: string,
+  lock: boolean,
 ): Promise<CurrentRow | undefined> {
   const { rows } = await tx.query<{
     deleted: boolean;
     content: FhirResource | null;
     version_id: string;
   }>(
-    'SELECT deleted, content, version_id FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3',
+    `SELECT deleted, content, version_id FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3${lock ? ' FOR UPDATE' : ''}`,
     [projectId, resourceType, id],
   );
   const row = rows[0];

@@ -125,7 +125,7 @@ function nextVersion(
 }
 
 /** `W/"3"` or `"3"` or `3` → `3`. @see http://hl7.org/fhir/R4/http.html#concurrency */
-function parseETag(tag: string): string {
+export function parseETag(tag: string): string {
   return tag
     .trim()
     .replace(/^W\//, '')
