@@ -9,22 +9,8 @@ import type { Bundle, Resource } from '../../generated/types/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import './websocket-stand-in.js';
 
-/**
- * @medplum/core reads WebSocket's constants as it loads, and Node 20 has no WebSocket. Nothing
- * here subscribes, so a stand-in that refuses to connect is enough; it must be in place before
- * the module is imported.
- */
-class NoWebSocket {
-  static readonly CONNECTING = 0;
-  static readonly OPEN = 1;
-  static readonly CLOSING = 2;
-  static readonly CLOSED = 3;
-  constructor() {
-    throw new Error('These tests open no WebSocket');
-  }
-}
-(globalThis as { WebSocket?: unknown }).WebSocket ??= NoWebSocket;
 const { MedplumClient, OperationOutcomeError } = await import('@medplum/core');
 type Medplum = InstanceType<typeof MedplumClient>;
 

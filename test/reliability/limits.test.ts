@@ -155,7 +155,7 @@ const LIMITS: readonly Limit[] = [
   },
   {
     limit: 'JSON nesting',
-    setting: 'MAX_JSON_NESTING in runtime/http/fhir-body.ts (objects and arrays)',
+    setting: 'MAX_JSON_NESTING in runtime/model/json-nesting.ts (objects and arrays)',
     default: '500 levels',
     past: '400 structure',
     testedIn: 'here',
