@@ -388,7 +388,9 @@ describe.each(await availableEngines())('hostile input to bots on %s', (engine) 
     ['JSON that is a string', '"text"', 'application/json', 400],
     ['JSON with a __proto__ key', '{"__proto__":{"polluted":true}}', 'application/json', 400],
     ['JSON nested 100000 deep', '['.repeat(100_000) + ']'.repeat(100_000), 'application/json', 400],
-    ['FHIR JSON that is not a resource', '{"a":1}', 'application/fhir+json', 400],
+    // FHIR JSON without a resourceType is a JSON input (MedplumClient.executeBot's default).
+    ['FHIR JSON of no resource type', '{"resourceType":"NotAType"}', 'application/fhir+json', 400],
+    ['FHIR JSON that is an array', '[{"a":1}]', 'application/fhir+json', 400],
     ['no Content-Type', 'x', undefined, 415],
     ['a garbage Content-Type', 'x', ';;;', 415],
     ['text/html', '<p>', 'text/html', 415],

@@ -227,6 +227,7 @@ const NOT_LIMITS = [
   'GRAPHIR_ROOT_CLIENT_SECRET',
   'GRAPHIR_TOKEN_LIFETIME_SECONDS',
   'GRAPHIR_BOT_WORKERS',
+  'GRAPHIR_BASE_URL',
 ];
 
 const described = new Set<string>();

@@ -115,9 +115,10 @@ describe.each(await availableEngines())('search contents on %s', (engine) => {
   it.runIf(engine === 'postgres')(
     'finds a version another server process wrote, with its own copies of older ones',
     async () => {
+      // Behind one public address, as processes sharing a database are: the first's tokens hold.
       const other = await startTestServer(
         engine,
-        {},
+        { GRAPHIR_BASE_URL: server.url },
         {
           ...server.database,
           db: await openDatabase({ url: server.database.url! }),

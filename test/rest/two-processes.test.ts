@@ -35,6 +35,8 @@ describe.runIf(engines.includes('postgres'))(
             DATABASE_URL: database.url,
             GRAPHIR_ROOT_CLIENT_ID: ROOT.id,
             GRAPHIR_ROOT_CLIENT_SECRET: ROOT.secret,
+            // One public address for both, as behind a load balancer: each accepts the other's tokens.
+            GRAPHIR_BASE_URL: 'http://graphir.test',
           },
           stdio: ['ignore', 'pipe', 'inherit'],
         });
