@@ -11,6 +11,7 @@ import type { SearchLimits } from '../rest/search-request.js';
 import { adminRoutes } from './admin-routes.js';
 import { auditVisibility } from './audit-visibility.js';
 import { botRoutes } from './bot-routes.js';
+import { corsHeaders, type CorsOrigins } from './cors.js';
 import { errorMiddleware, outcomeWhenUnanswered } from './error-middleware.js';
 import { jsonBodyParser } from './fhir-body.js';
 import { FHIR_BASE, fhirRoutes } from './rest-routes.js';
@@ -47,6 +48,8 @@ export interface AppDependencies {
   readonly logger?: Logger;
   /** Served at `GET /metrics`; by default a fresh registry. */
   readonly metrics?: Metrics;
+  /** The web origins whose scripts may call the API; by default any. */
+  readonly corsOrigins?: CorsOrigins;
 }
 
 /** Paths anyone may call; everything else under these prefixes needs a token. */
@@ -64,6 +67,7 @@ export function createApp({
   audit,
   logger = createLogger(),
   metrics = new Metrics(),
+  corsOrigins = '*',
 }: AppDependencies): Koa {
   const app = new Koa();
   // Koa's own logger prints stack traces for every error; errors that reach a client as 500 are
@@ -84,6 +88,9 @@ export function createApp({
     },
   );
   app.use(requestLogging(logger, metrics));
+  // Ahead of the token guard, which would refuse preflights, and of the error middleware, so that
+  // error answers carry the CORS headers too.
+  app.use(corsHeaders(corsOrigins));
   app.use(errorMiddleware());
   app.use(outcomeWhenUnanswered(FHIR_BASE));
   app.use(jsonBodyParser(limits.maxBodyBytes));

@@ -83,6 +83,7 @@ export async function startServer(
     audit,
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    corsOrigins: config.corsOrigins,
   }).listen(config.port, config.host);
   server.on('clientError', answerClientError);
   // Node closes an idle keep-alive connection after 5 s, about when clients (fetch, proxies) may
