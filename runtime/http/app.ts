@@ -11,6 +11,7 @@ import type { SearchLimits } from '../rest/search-request.js';
 import { adminRoutes } from './admin-routes.js';
 import { auditVisibility } from './audit-visibility.js';
 import { botRoutes } from './bot-routes.js';
+import { compression } from './compression.js';
 import { corsHeaders, type CorsOrigins } from './cors.js';
 import { errorMiddleware, outcomeWhenUnanswered } from './error-middleware.js';
 import { jsonBodyParser } from './fhir-body.js';
@@ -89,8 +90,9 @@ export function createApp({
   );
   app.use(requestLogging(logger, metrics));
   // Ahead of the token guard, which would refuse preflights, and of the error middleware, so that
-  // error answers carry the CORS headers too.
+  // error answers carry the CORS headers and are compressed like any other.
   app.use(corsHeaders(corsOrigins));
+  app.use(compression());
   app.use(errorMiddleware());
   app.use(outcomeWhenUnanswered(FHIR_BASE));
   app.use(jsonBodyParser(limits.maxBodyBytes));
