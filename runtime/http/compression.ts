@@ -1,7 +1,8 @@
 /**
  * Response compression: br or gzip, as the client accepts (br preferred when both are), for
  * bodies of at least 1 KiB whose type compresses (JSON, FHIR JSON, GraphQL answers, text, HTML,
- * scripts). Bodies already encoded and answers to HEAD are left alone.
+ * scripts). Bodies already encoded (the SDL, introspection answers and playground assets, which
+ * kept-body.ts compresses once and keeps) and answers to HEAD are left alone.
  */
 import compress from 'koa-compress';
 import type { Middleware } from 'koa';

@@ -24,6 +24,7 @@ import type { SearchLimits } from '../rest/search-request.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { formatError, statusOf } from './graphql-errors.js';
 import { readGraphQLRequest, respond, type GraphQLRequest } from './graphql-request.js';
+import { sendKeptBody } from './kept-body.js';
 import { accessOf, projectOf } from './require-token.js';
 
 export interface GraphQLPipelineOptions {
@@ -72,17 +73,15 @@ export async function runGraphQL(
     isIntrospectionOnly(document, request.operationName) &&
     variablesFit(target, document, request)
   ) {
-    const text = await answerIntrospection(
+    const answer = await answerIntrospection(
       target,
       query.executable,
       request.variables,
       request.operationName,
       async () => JSON.stringify((await execute()).body),
     );
-    ctx.status = 200;
     ctx.type = 'application/json';
-    ctx.body = text;
-    return;
+    return sendKeptBody(ctx, answer);
   }
   const { status, body } = await execute();
   respond(ctx, status, body);
