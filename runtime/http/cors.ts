@@ -53,13 +53,14 @@ const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 export function corsHeaders(origins: CorsOrigins): Middleware {
   const allowed = origins === '*' ? undefined : new Set(origins);
   return cors({
-    // An empty answer leaves the request without CORS headers.
-    origin: allowed
-      ? (ctx) => {
-          const origin = ctx.get('Origin');
-          return allowed.has(origin) ? origin : '';
-        }
-      : '*',
+    // An empty answer leaves the request without CORS headers: requests without `Origin` (from
+    // servers, curl, the same origin) have no use for them. `Vary: Origin` is always sent.
+    origin: (ctx) => {
+      const origin = ctx.get('Origin');
+      if (!origin) return '';
+      if (!allowed) return '*';
+      return allowed.has(origin) ? origin : '';
+    },
     allowMethods: METHODS,
     allowHeaders: ALLOWED_HEADERS,
     exposeHeaders: EXPOSED_HEADERS,

@@ -178,10 +178,14 @@ describe('CORS with any origin allowed (the default)', () => {
     expect((await response.json()).resourceType).toBe('OperationOutcome');
   });
 
-  it('puts the CORS headers on answers that need no origin', async () => {
-    const response = await fetch(`${server.url}/healthz`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  it('sends CORS headers only to requests from an origin, varying by Origin', async () => {
+    const withOrigin = await fetch(`${server.url}/healthz`, { headers: { Origin: APP } });
+    expect(withOrigin.headers.get('access-control-allow-origin')).toBe('*');
+    const without = await fetch(`${server.url}/healthz`);
+    expect(without.status).toBe(200);
+    expect(without.headers.get('access-control-allow-origin')).toBeNull();
+    expect(without.headers.get('access-control-expose-headers')).toBeNull();
+    expect(list(without.headers.get('vary'))).toContain('origin');
   });
 });
 
