@@ -7,14 +7,14 @@
 import compress from 'koa-compress';
 import type { Middleware } from 'koa';
 
-/** Below this, compressing saves fewer bytes than it costs in time. */
-export const COMPRESSION_THRESHOLD_BYTES = 1024;
+/** Smaller answers would save a few hundred bytes at most, for the cost of a compression stream. */
+const THRESHOLD_BYTES = 1024;
 
 export function compression(): Middleware {
   // koa-compress's brotli quality (4) compresses FHIR JSON about as fast as gzip's default level,
   // and smaller. deflate (ambiguous framing between clients) and zstd are not offered.
   const compressor = compress({
-    threshold: COMPRESSION_THRESHOLD_BYTES,
+    threshold: THRESHOLD_BYTES,
     deflate: false,
     zstd: false,
   });
