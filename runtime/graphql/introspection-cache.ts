@@ -12,7 +12,8 @@
  * every field of that type. It takes about a third of the time, and lets other requests in every
  * few milliseconds. One introspection runs at a time per process, identical requests share one
  * run, and the last answers are kept by the query's printed form, so that formatting and
- * comments do not make a query new.
+ * comments do not make a query new. An answer is kept as one Buffer, the same object for every
+ * request it answers, so that the HTTP layer can keep its hash and compressed forms beside it.
  */
 import {
   BREAK,
@@ -47,19 +48,19 @@ import {
 } from 'graphql';
 
 /**
- * Answers kept, by entries and by characters together, across every schema (instance-level
+ * Answers kept, by entries and by bytes together, across every schema (instance-level
  * `$graphql` has one per resource type): an answer about the whole of R4 is tens of megabytes.
  */
 const MAX_ANSWERS = 8;
-const MAX_ANSWER_CHARS = 160 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 160 * 1024 * 1024;
 /** How long a run computes before it lets other requests in. */
 const SLICE_MS = 10;
 /** Objects nested deeper (the root is 0) are built in one go: a field, an argument. */
 const OUTER_DEPTH = 2;
-/** Finished answers, oldest first, and the characters they hold; answers being computed. */
-const answers = new Map<string, string>();
-let answerChars = 0;
-const pending = new Map<string, Promise<string>>();
+/** Finished answers, oldest first, and the bytes they hold; answers being computed. */
+const answers = new Map<string, Buffer>();
+let answerBytes = 0;
+const pending = new Map<string, Promise<Buffer>>();
 const schemaIds = new WeakMap<GraphQLSchema, number>();
 let lastSchemaId = 0;
 let running: Promise<unknown> = Promise.resolve();
@@ -82,9 +83,9 @@ export function isIntrospectionOnly(
 }
 
 /**
- * The serialized response (`{"data":…}`) to a validated introspection-only query. `fallback`
- * answers through graphql-js what this module leaves to it: variables that do not fit their
- * types (the answer is an error), and FHIR's shaping directives.
+ * The serialized response (`{"data":…}`, UTF-8) to a validated introspection-only query.
+ * `fallback` answers through graphql-js what this module leaves to it: variables that do not fit
+ * their types (the answer is an error), and FHIR's shaping directives.
  */
 export function answerIntrospection(
   schema: GraphQLSchema,
@@ -92,7 +93,7 @@ export function answerIntrospection(
   variables: Readonly<Record<string, unknown>>,
   operationName: string | undefined,
   fallback: () => Promise<string>,
-): Promise<string> {
+): Promise<Buffer> {
   let schemaId = schemaIds.get(schema);
   if (schemaId === undefined) schemaIds.set(schema, (schemaId = ++lastSchemaId));
   const key = JSON.stringify([schemaId, print(document), variables, operationName ?? null]);
@@ -104,29 +105,31 @@ export function answerIntrospection(
   }
   const computing = pending.get(key);
   if (computing) return computing;
-  const answer = oneAtATime(
-    async () => (await introspect(schema, document, variables, operationName)) ?? fallback(),
+  const answer = oneAtATime(async () =>
+    Buffer.from(
+      (await introspect(schema, document, variables, operationName)) ?? (await fallback()),
+    ),
   );
   pending.set(key, answer);
   answer.then(
-    (text) => {
+    (bytes) => {
       pending.delete(key);
-      keep(key, text);
+      keep(key, bytes);
     },
     () => pending.delete(key),
   );
   return answer;
 }
 
-/** Keeps `text`, dropping the oldest answers while there are too many or too large. */
-function keep(key: string, text: string): void {
-  if (text.length > MAX_ANSWER_CHARS) return;
-  answers.set(key, text);
-  answerChars += text.length;
-  for (const [oldest, oldText] of answers) {
-    if (answers.size <= MAX_ANSWERS && answerChars <= MAX_ANSWER_CHARS) break;
+/** Keeps `bytes`, dropping the oldest answers while there are too many or too large. */
+function keep(key: string, bytes: Buffer): void {
+  if (bytes.length > MAX_ANSWER_BYTES) return;
+  answers.set(key, bytes);
+  answerBytes += bytes.length;
+  for (const [oldest, oldBytes] of answers) {
+    if (answers.size <= MAX_ANSWERS && answerBytes <= MAX_ANSWER_BYTES) break;
     answers.delete(oldest);
-    answerChars -= oldText.length;
+    answerBytes -= oldBytes.length;
   }
 }
 

@@ -11,6 +11,8 @@ import type { SearchLimits } from '../rest/search-request.js';
 import { adminRoutes } from './admin-routes.js';
 import { auditVisibility } from './audit-visibility.js';
 import { botRoutes } from './bot-routes.js';
+import { compression } from './compression.js';
+import { corsHeaders, type CorsOrigins } from './cors.js';
 import { errorMiddleware, outcomeWhenUnanswered } from './error-middleware.js';
 import { jsonBodyParser } from './fhir-body.js';
 import { FHIR_BASE, fhirRoutes } from './rest-routes.js';
@@ -51,6 +53,8 @@ export interface AppDependencies {
   readonly metrics?: Metrics;
   /** The public root URL (`GRAPHIR_BASE_URL`); by default each request's origin (server-identity.ts). */
   readonly baseUrl?: string;
+  /** The web origins whose scripts may call the API; by default any. */
+  readonly corsOrigins?: CorsOrigins;
 }
 
 /** Paths anyone may call; everything else under these prefixes needs a token. */
@@ -69,6 +73,7 @@ export function createApp({
   logger = createLogger(),
   metrics = new Metrics(),
   baseUrl,
+  corsOrigins = '*',
 }: AppDependencies): Koa {
   const app = new Koa();
   // Koa's own logger prints stack traces for every error; errors that reach a client as 500 are
@@ -89,6 +94,10 @@ export function createApp({
     },
   );
   app.use(requestLogging(logger, metrics));
+  // Ahead of the token guard, which would refuse preflights, and of the error middleware, so that
+  // error answers carry the CORS headers and are compressed like any other.
+  app.use(corsHeaders(corsOrigins));
+  app.use(compression());
   app.use(errorMiddleware());
   app.use(outcomeWhenUnanswered(FHIR_BASE));
   // Before the body parser and the token guard: $graphql's refusals are GraphQL-shaped.

@@ -27,6 +27,7 @@ import type { ResourceStore } from '../store/resource-store.js';
 import { formatError, statusOf } from './graphql-errors.js';
 import { readGraphQLRequest } from './graphql-request.js';
 import { GRAPHQL_RESPONSE, mediaTypeOf, respond } from './graphql-response.js';
+import { sendKeptBody } from './kept-body.js';
 import { accessOf, projectOf } from './require-token.js';
 
 export interface GraphQLPipelineOptions {
@@ -88,15 +89,15 @@ export async function runGraphQL(
     isIntrospectionOnly(document, request.operationName) &&
     variablesFit(target, run.query.executable, variables, request.operationName)
   ) {
-    const text = await answerIntrospection(
+    const answer = await answerIntrospection(
       target,
       run.query.executable,
       variables,
       request.operationName,
       async () => JSON.stringify((await execute()).body),
     );
-    respond(ctx, 200, text);
-    return;
+    ctx.type = mediaTypeOf(ctx);
+    return sendKeptBody(ctx, answer);
   }
   const { status, body } = await execute();
   respond(ctx, status, body);

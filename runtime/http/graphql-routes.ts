@@ -14,6 +14,7 @@ import { authorize } from '../access/authorize.js';
 import { fhirError } from '../model/fhir-error.js';
 import { generatedPath } from '../model/generated-json.js';
 import { runGraphQL, type GraphQLPipelineOptions } from './graphql-pipeline.js';
+import { sendKeptBody } from './kept-body.js';
 import { accessOf, projectOf } from './require-token.js';
 import { FHIR_BASE } from './rest-routes.js';
 
@@ -42,7 +43,7 @@ export function graphqlRoutes({ schema, ...pipeline }: GraphQLRouteOptions): Rou
 
   router.get('/$graphql/schema.graphql', (ctx) => {
     ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = generatedSdl();
+    return sendKeptBody(ctx, generatedSdl());
   });
   router.get('/$graphql', (ctx) => run(ctx, schema, {}));
   router.post('/$graphql', (ctx) => run(ctx, schema, {}));
@@ -59,16 +60,18 @@ export function graphqlRoutes({ schema, ...pipeline }: GraphQLRouteOptions): Rou
   return router;
 }
 
-let sdl: string | undefined;
+let sdl: Buffer | undefined;
 /** The generated SDL files together: the whole schema, read on first request. */
-function generatedSdl(): string {
+function generatedSdl(): Buffer {
   if (!sdl) {
     const folder = generatedPath('graphql');
-    sdl = readdirSync(folder)
-      .filter((f) => f.endsWith('.graphql'))
-      .sort()
-      .map((f) => readFileSync(join(folder, f), 'utf8'))
-      .join('\n');
+    sdl = Buffer.from(
+      readdirSync(folder)
+        .filter((f) => f.endsWith('.graphql'))
+        .sort()
+        .map((f) => readFileSync(join(folder, f), 'utf8'))
+        .join('\n'),
+    );
   }
   return sdl;
 }

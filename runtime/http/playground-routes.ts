@@ -3,14 +3,14 @@
  * no `query` parameter) answers with GraphiQL instead of running a query. The page is static and
  * public; the GraphQL calls it makes carry the user's token. GraphiQL and React come from
  * node_modules and are served under `/playground/assets/`, with versioned names and long cache
- * lifetimes: no CDN.
+ * lifetimes: no CDN. The page and the assets are sent from memory (kept-body.ts).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { sendKeptBody } from './kept-body.js';
 import { FHIR_BASE } from './rest-routes.js';
 import { playgroundPage, type PlaygroundAssets } from './playground-page.js';
 
@@ -36,7 +36,7 @@ export function isPlaygroundRequest(
 interface Asset {
   readonly file: string;
   readonly type: string;
-  content?: { readonly plain: Buffer; readonly gzip: Buffer };
+  content?: Buffer;
 }
 
 const require = createRequire(import.meta.url);
@@ -66,7 +66,7 @@ export function playgroundRoutes(): Router {
     graphiqlScript: url(graphiqlScript),
     graphiqlStyle: url(graphiqlStyle),
   };
-  const page = playgroundPage(urls);
+  const page = Buffer.from(playgroundPage(urls));
 
   const router = new Router({ sensitive: true });
   router.get(PLAYGROUND_PATH, (ctx, next) => {
@@ -75,7 +75,7 @@ export function playgroundRoutes(): Router {
     if (!isPlaygroundRequest(ctx)) return next();
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-cache');
-    ctx.body = page;
+    return sendKeptBody(ctx, page);
   });
   router.get(`${PLAYGROUND_ASSETS}/:name`, (ctx) => {
     const asset = assets.get(ctx.params.name);
@@ -85,19 +85,10 @@ export function playgroundRoutes(): Router {
       ctx.body = 'No such playground asset';
       return;
     }
-    if (!asset.content) {
-      const plain = readFileSync(asset.file);
-      asset.content = { plain, gzip: gzipSync(plain) };
-    }
-    ctx.vary('Accept-Encoding');
+    asset.content ??= readFileSync(asset.file);
     ctx.type = asset.type;
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-      ctx.set('Content-Encoding', 'gzip');
-      ctx.body = asset.content.gzip;
-    } else {
-      ctx.body = asset.content.plain;
-    }
+    return sendKeptBody(ctx, asset.content);
   });
   return router;
 }

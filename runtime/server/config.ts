@@ -1,6 +1,7 @@
 /** Server configuration from the environment; see the README's configuration table. */
 import { availableParallelism } from 'node:os';
 import type { RequestLimits } from '../http/app.js';
+import type { CorsOrigins } from '../http/cors.js';
 
 export interface Config {
   readonly port: number;
@@ -45,6 +46,8 @@ export interface Config {
   readonly botProjectQueue: number;
   /** Bytes of log lines gathered for one write to stdout; 0: each line at once (logger.ts). */
   readonly logBufferBytes: number;
+  /** Web origins whose scripts may call the API (CORS): `*`, or these exactly. */
+  readonly corsOrigins: CorsOrigins;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -138,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
     ...botPlaces(env),
     logBufferBytes: integer('LOG_BUFFER_BYTES', env.LOG_BUFFER_BYTES ?? '4096', 0, 16_000),
+    corsOrigins: corsOrigins(env.GRAPHIR_CORS_ORIGINS ?? '*'),
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',
       env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',
@@ -219,6 +223,38 @@ function publicRootUrl(text: string): string {
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/fhir\/R4$/i.test(path)) throw refuse('the server root, without /fhir/R4');
   return `${url.origin}${path}`;
+}
+
+/**
+ * `*`, or a comma-separated list of origins written as browsers send them in `Origin`
+ * (`https://app.example.com`, `http://localhost:3000`): compared exactly, so a path, a trailing
+ * slash, upper case or a default port would never match, and is refused here instead.
+ */
+function corsOrigins(text: string): CorsOrigins {
+  if (text.trim() === '*') return '*';
+  const origins = text.split(',').map((origin) => origin.trim());
+  for (const origin of origins) {
+    const problem = originProblem(origin);
+    if (problem) {
+      throw new Error(
+        `GRAPHIR_CORS_ORIGINS must be * or a comma-separated list of origins (scheme://host[:port]), not "${text}": ${problem}`,
+      );
+    }
+  }
+  return origins;
+}
+
+function originProblem(origin: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return `"${origin}" is not an origin`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `"${origin}" is not an http or https origin`;
+  if (url.origin !== origin) return `"${origin}" is not an origin; did you mean ${url.origin}?`;
+  return undefined;
 }
 
 function integer(name: string, text: string, min: number, max: number): number {

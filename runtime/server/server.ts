@@ -84,6 +84,7 @@ export async function startServer(
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+    corsOrigins: config.corsOrigins,
   }).listen(config.port, config.host);
   server.on('clientError', answerClientError);
   // Node closes an idle keep-alive connection after 5 s, about when clients (fetch, proxies) may
