@@ -228,6 +228,7 @@ const NOT_LIMITS = [
   'GRAPHIR_TOKEN_LIFETIME_SECONDS',
   'GRAPHIR_BOT_WORKERS',
   'GRAPHIR_BASE_URL',
+  'GRAPHIR_CORS_ORIGINS',
 ];
 
 const described = new Set<string>();
