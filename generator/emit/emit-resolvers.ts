@@ -5,6 +5,7 @@
  */
 import type { ResolverDescriptor, ResolverWiring } from '../../runtime/model/resolver-wiring.js';
 import type { ComplexTypeIR, ResourceIR, SpecIR } from '../ir/ir-types.js';
+import { GENERIC_REVERSE_FIELDS } from '../../runtime/model/generic-reverse-fields.js';
 import { sortedBy } from '../ir/naming.js';
 import { jsonFile, jsonIndexFile, type GeneratedFile } from './generated-file.js';
 
@@ -59,6 +60,11 @@ function wireResource(resource: ResourceIR): ResolverWiring {
       [`${resourceType}Delete`]: { kind: 'delete', resourceType },
     },
     ...wireTypes([resource, ...resource.backbones]),
+  };
+  wiring[resourceType] = {
+    ...wiring[resourceType],
+    [GENERIC_REVERSE_FIELDS.List]: { kind: 'genericReverseSearch' },
+    [GENERIC_REVERSE_FIELDS.Connection]: { kind: 'genericReverseConnection' },
   };
   for (const { target } of resource.referenceTargets) {
     wiring[target] = {

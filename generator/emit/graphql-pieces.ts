@@ -12,6 +12,7 @@ import type {
   SchemaPiece,
 } from '../../runtime/model/schema-piece.js';
 import type { ComplexTypeIR, ElementIR, PrimitiveIR, ResourceIR, SpecIR } from '../ir/ir-types.js';
+import { GENERIC_REVERSE_FIELDS } from '../../runtime/model/generic-reverse-fields.js';
 import { graphqlNames as names, sortedBy, type InputKind } from '../ir/naming.js';
 
 /** The datatype whose `resource` field follows the reference. @see http://hl7.org/fhir/R4/graphql.html#references */
@@ -32,6 +33,19 @@ const PAGING: readonly ArgumentData[] = [
   ['_count', 'Int', 'Page size'],
   ['_offset', 'Int', 'Number of results to skip'],
   ['_sort', 'String', 'Sort keys, comma-separated, `-` for descending (`-date,name`)'],
+];
+const REVERSE_ANY = {
+  list: GENERIC_REVERSE_FIELDS.List,
+  connection: GENERIC_REVERSE_FIELDS.Connection,
+} as const;
+// Undescribed: these repeat on every resource type; the fields' descriptions say what they take.
+const REVERSE_ANY_ARGUMENTS: readonly ArgumentData[] = [
+  ['_type', 'ResourceType!'],
+  ['_reference', 'String!'],
+  ['_count', 'Int'],
+  ['_offset', 'Int'],
+  ['_sort', 'String'],
+  ['_search', 'JSON'],
 ];
 /** Mutation inputs come in both of Medplum's kinds, `PatientCreate` and `PatientUpdate`. */
 const INPUT_KINDS: readonly InputKind[] = ['Create', 'Update'];
@@ -73,6 +87,7 @@ function sharedPiece(ir: SpecIR): SchemaPiece {
       { name: 'JSON', description: 'A FHIR resource or other JSON value, as FHIR JSON writes it' },
     ],
     unions: [{ name: ANY_RESOURCE, description: 'Any FHIR resource', types: resourceNames }],
+    objects: [connectionObject(ANY_RESOURCE), edgeObject(ANY_RESOURCE, ANY_RESOURCE)],
     enums: [
       { name: 'ResourceType', description: 'The FHIR resource types', values: resourceNames },
     ],
@@ -97,6 +112,8 @@ function sharedPiece(ir: SpecIR): SchemaPiece {
     ],
     argumentSets: {
       id: [['id', 'ID!', 'The logical id']],
+      [REVERSE_ANY.list]: REVERSE_ANY_ARGUMENTS,
+      [REVERSE_ANY.connection]: [...REVERSE_ANY_ARGUMENTS, CURSOR],
       [`${REFERENCE_TYPE}.resource`]: [
         [
           'optional',
@@ -125,7 +142,8 @@ function resourcePiece(
       return [
         arg,
         searchArgumentType(parameter.type, modifier),
-        `${modifier ? `${code}:${modifier}` : code} — ${firstLine(parameter.description)}`,
+        // A modifier's argument points at its parameter's, which carries the description.
+        modifier ? `${code}:${modifier}` : `${code} — ${firstLine(parameter.description)}`,
       ];
     }),
   ];
@@ -142,19 +160,26 @@ function resourcePiece(
     objects: [
       {
         ...root,
-        fields: [['resourceType', 'String', 'Always ' + name], ...root.fields],
+        fields: [
+          ['resourceType', 'String', 'Always ' + name],
+          ...root.fields,
+          [
+            REVERSE_ANY.list,
+            `[${ANY_RESOURCE}]`,
+            '`_type` resources referring here by `_reference`, which may point to any type; `_search`: `{ status: "final" }`',
+            REVERSE_ANY.list,
+          ],
+          [
+            REVERSE_ANY.connection,
+            names.connection(ANY_RESOURCE),
+            `${REVERSE_ANY.list}, paged`,
+            REVERSE_ANY.connection,
+          ],
+        ],
       },
       ...backbones,
       connectionObject(name),
-      {
-        name: names.edge(name),
-        description: `One ${name} search result`,
-        fields: [
-          ['mode', 'String', 'match or include'],
-          ['score', 'Float', 'Relevance, when the search ranks'],
-          ['resource', name],
-        ],
-      },
+      edgeObject(name, name),
     ],
     inputs: INPUT_KINDS.flatMap((kind) =>
       types.map((t, i) => {
@@ -176,7 +201,8 @@ function resourcePiece(
     argumentSets: {
       ...filterSets(types, arrayTypes),
       [`${name}.search`]: search,
-      [`${name}.connection`]: [...search, CURSOR],
+      // Described once, on TList's.
+      [`${name}.connection`]: [...search.map(([arg, type]): ArgumentData => [arg, type]), CURSOR],
       [`${name}.create`]: [['res', `${names.input(name, 'Create')}!`, `The new ${name}`]],
       [`${name}.update`]: [
         ['id', 'ID!', 'The logical id'],
@@ -185,7 +211,12 @@ function resourcePiece(
       ...(referenceParameters.length
         ? {
             [`${name}.reverse`]: reverse,
-            [`${name}.reverseConnection`]: [...reverse, [CURSOR[0], CURSOR[1]]],
+            // Paging only: the search arguments of a paged reverse reference are taken by the
+            // generic field it is rewritten to (fhir-dialect.ts), which keeps the schema small.
+            [`${name}.reverseConnection`]: [
+              ...reverse.filter(([arg]) => arg.startsWith('_')),
+              [CURSOR[0], CURSOR[1]],
+            ],
           }
         : {}),
     },
@@ -221,6 +252,18 @@ function resourcePiece(
         ],
       ],
     })),
+  };
+}
+
+function edgeObject(name: string, resourceType: string): ObjectData {
+  return {
+    name: names.edge(name),
+    description: `One ${name} search result`,
+    fields: [
+      ['mode', 'String', 'match or include'],
+      ['score', 'Float', 'Relevance, when the search ranks'],
+      ['resource', resourceType],
+    ],
   };
 }
 
@@ -288,6 +331,7 @@ function inputObject(
   scalars: ReadonlyMap<string, string>,
   kind: InputKind,
 ): ObjectData {
+  // The elements are described on the output type; an input only points there.
   const fields = type.elements.flatMap((element: ElementIR): FieldData[] => {
     const required = element.min > 0 && !element.choiceGroup ? '!' : '';
     const wrap = (t: string) => (element.array ? `[${t}]` : t) + required;
@@ -295,7 +339,7 @@ function inputObject(
     switch (element.kind) {
       case 'primitive':
         return [
-          [element.name, wrap(scalars.get(element.type)!), element.description],
+          [element.name, wrap(scalars.get(element.type)!)],
           ...(element.extensible
             ? [
                 [
@@ -306,14 +350,14 @@ function inputObject(
             : []),
         ];
       case 'resource':
-        return [[element.name, wrap('JSON'), element.description]];
+        return [[element.name, wrap('JSON')]];
       case 'complex':
-        return [[element.name, wrap(names.input(element.type, kind)), element.description]];
+        return [[element.name, wrap(names.input(element.type, kind))]];
     }
   });
   return {
     name: names.input(type.name, kind),
-    description: type.description,
+    description: `${type.name}, as a mutation's input (${kind === 'Create' ? 'create' : 'update'})`,
     fields: fields.map(trimField),
   };
 }
@@ -326,14 +370,12 @@ function filterSets(
   const sets: Record<string, ArgumentData[]> = {};
   for (const type of types.filter((t) => arrayTypes.has(t.name))) {
     sets[`${type.name}.filter`] = [
-      ['fhirpath', 'String', 'Keeps the items for which this FHIRPath expression is true'],
-      ['_count', 'Int', 'Keeps at most this many items'],
+      ['fhirpath', 'String', 'Keeps the items for which this FHIRPath is true'],
+      ['_count', 'Int', 'At most this many items'],
       ['_offset', 'Int', 'Skips this many items'],
-      ...type.filterBy.map((name): ArgumentData => [
-        name,
-        'String',
-        `Keeps the items whose ${name} equals this value`,
-      ]),
+      // `name(use: "official")` keeps the items whose `use` is that (docs/graphql.md): these
+      // repeat on every repeating element, so they go undescribed.
+      ...type.filterBy.map((name): ArgumentData => [name, 'String']),
     ];
   }
   return sets;

@@ -106,7 +106,7 @@ export function buildSearch(
       return {
         searchParameters,
         searchArguments: buildArguments(type, searchParameters),
-        referenceTargets: referenceTargets(searchParameters),
+        referenceTargets: referenceTargets(searchParameters, known.size),
         sources: sortedBy(sources.get(type)!, (s) => s),
       };
     },
@@ -200,16 +200,34 @@ function buildArguments(
 
 /**
  * The types the reference parameters can point to, each with the codes of those that can (sorted,
- * as `parameters` is).
+ * as `parameters` is). A parameter that may point to any resource (Provenance's `target`,
+ * AuditEvent's `entity`: most of R4's reference parameters by the pairs they make) is left out:
+ * typed reverse fields for it on every resource type were four fifths of the schema. Its reverse
+ * references are still written as FHIR writes them and run through the generic reverse fields
+ * (fhir-dialect.ts).
  */
-function referenceTargets(parameters: readonly SearchParameterIR[]): ReferenceTargetIR[] {
+function referenceTargets(
+  parameters: readonly SearchParameterIR[],
+  resourceTypes: number,
+): ReferenceTargetIR[] {
   const byTarget = new Map<string, string[]>();
   for (const { type, code, targets } of parameters) {
-    if (type !== 'reference') continue;
+    if (type !== 'reference' || pointsToAnyResource(targets, resourceTypes)) continue;
     for (const target of targets) byTarget.set(target, [...(byTarget.get(target) ?? []), code]);
   }
   return sortedBy(
     [...byTarget].map(([target, codes]) => ({ target, parameters: codes })),
     (r) => r.target,
   );
+}
+
+/**
+ * R4 lists 145 types where a parameter may point to any resource; its specific parameters name at
+ * most ten.
+ */
+const ANY_RESOURCE_TARGETS = 100;
+
+/** Whether a reference parameter may point to any resource: `Resource`, or (nearly) every type. */
+function pointsToAnyResource(targets: readonly string[], resourceTypes: number): boolean {
+  return targets.length === resourceTypes || targets.length >= ANY_RESOURCE_TARGETS;
 }

@@ -8,7 +8,9 @@
  *    element may refer to (Observation.subject: Patient, Group, Device, Location). A field that no
  *    member has stays, and validation names it. Nested, the fragments multiply: a query that
  *    grows past MAX_SELECTIONS is refused with advice to write the fragments itself.
- * 2. `Patient(_id: example)`, R5's spelling of the read argument, means `Patient(id: example)`.
+ * 2. `Patient(_id: example)`, R5's spelling of the read argument, means `Patient(id: example)`;
+ *    a reverse reference through a parameter that may point to any resource
+ *    (`ProvenanceList(_reference: target)`) becomes the generic field that serves it.
  * 3. A variable declared nullable but used in `@include(if:)`/`@skip(if:)` (`$var: Boolean`) is
  *    read as `Boolean!`; a missing value is then an error, as in the reference engine.
  * It also adds the hidden selection that carries each item's `@slice` key (directives.ts).
@@ -20,6 +22,7 @@ import {
   Kind,
   getNamedType,
   isCompositeType,
+  isEnumType,
   isInterfaceType,
   isLeafType,
   isObjectType,
@@ -31,7 +34,11 @@ import {
   type FieldNode,
   type GraphQLCompositeType,
   type GraphQLField,
+  type GraphQLInterfaceType,
   type GraphQLObjectType,
+  type NameNode,
+  type ObjectFieldNode,
+  type ValueNode,
   type GraphQLSchema,
   type GraphQLUnionType,
   type InlineFragmentNode,
@@ -40,6 +47,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
+import { GENERIC_REVERSE_FIELDS, GENERIC_REVERSE_TYPES } from '../model/generic-reverse-fields.js';
 import { sliceKeySelection } from './directives.js';
 
 /** Selections a rewritten query may have, counted as a tree (validation walks it so). */
@@ -96,15 +104,20 @@ export function rewriteFhirDialect(schema: GraphQLSchema, document: DocumentNode
   ): FieldNode => {
     if (!isObjectType(parent) && !isInterfaceType(parent)) return field;
     const definition = parent.getFields()[field.name.value];
-    if (!definition) return field;
+    if (!definition || takesFewerArguments(field, definition)) {
+      const generic = genericReverseField(schema, field, parent);
+      return generic ? rewriteField(generic.field, parent, [generic.source]) : field;
+    }
     const args = readArgument(field.arguments, definition);
     const type = getNamedType(definition.type);
     if (!field.selectionSet || !isCompositeType(type))
       return args === field.arguments ? field : { ...field, arguments: args };
-    // Reference.resource takes the Reference's targets; a Reference takes its element's.
-    const childTargets = isUnionType(type)
-      ? targets
-      : referenceTargets(parent.name, field.name.value);
+    // Reference.resource takes the Reference's targets; a Reference takes its element's; a
+    // generic reverse reference, its `_type`, down to its page's edges' resources.
+    const childTargets =
+      isUnionType(type) || GENERIC_PAGE_TYPES.has(type.name) || GENERIC_FIELDS.has(field.name.value)
+        ? targets
+        : referenceTargets(parent.name, field.name.value);
     const rewritten = rewriteSet(field.selectionSet, type, childTargets);
     const hidden = sliceKeySelection(field, type);
     const selectionSet = hidden
@@ -169,6 +182,94 @@ export function countSelections(document: DocumentNode): number {
     if (d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION)
       total += size(d.selectionSet);
   return total;
+}
+
+const GENERIC_FIELDS = new Set<string>(Object.values(GENERIC_REVERSE_FIELDS));
+const GENERIC_PAGE_TYPES = new Set<string>(Object.values(GENERIC_REVERSE_TYPES));
+const REVERSE_FIELD = /^([A-Z][A-Za-z]*)(List|Connection)$/;
+/** Arguments the generic reverse fields take themselves; the others go into `_search`. */
+const PAGING = new Set(['_reference', '_count', '_offset', '_sort', '_cursor']);
+
+/**
+ * `ProvenanceList(_reference: target, agent: "…")` on a resource type without that field — a
+ * reverse reference through a parameter that may point to any resource — as the generic field
+ * that serves it: `ProvenanceList: _reverseList(_type: Provenance, _reference: "target",
+ * _search: { agent: "…" })` (generic-reverse-fields.ts). `source`: the referring type.
+ */
+function genericReverseField(
+  schema: GraphQLSchema,
+  field: FieldNode,
+  parent: GraphQLObjectType | GraphQLInterfaceType,
+): { field: FieldNode; source: string } | undefined {
+  const match = REVERSE_FIELD.exec(field.name.value);
+  const generic = match && GENERIC_REVERSE_FIELDS[match[2] as 'List' | 'Connection'];
+  if (!match || !parent.getFields()[generic!]) return undefined;
+  const source = match[1];
+  const resourceTypes = schema.getType('ResourceType');
+  if (!isEnumType(resourceTypes) || !resourceTypes.getValue(source)) return undefined;
+  if (!field.arguments?.some((a) => a.name.value === '_reference')) return undefined;
+  const name = (value: string): NameNode => ({ kind: Kind.NAME, value });
+  const search: ObjectFieldNode[] = [];
+  const args: ArgumentNode[] = [
+    { kind: Kind.ARGUMENT, name: name('_type'), value: { kind: Kind.ENUM, value: source } },
+  ];
+  for (const arg of field.arguments) {
+    if (arg.name.value === '_reference' && arg.value.kind === Kind.ENUM)
+      args.push({
+        ...arg,
+        value: { kind: Kind.STRING, value: arg.value.value, loc: arg.value.loc },
+      });
+    else if (PAGING.has(arg.name.value)) args.push(arg);
+    else
+      search.push({
+        kind: Kind.OBJECT_FIELD,
+        name: arg.name,
+        value: asText(arg.value),
+        loc: arg.loc,
+      });
+  }
+  if (search.length > 0)
+    args.push({
+      kind: Kind.ARGUMENT,
+      name: name('_search'),
+      value: { kind: Kind.OBJECT, fields: search },
+    });
+  return {
+    field: { ...field, alias: field.alias ?? field.name, name: name(generic!), arguments: args },
+    source,
+  };
+}
+
+/**
+ * A typed reverse reference given search arguments it does not declare: a paged one
+ * (`DiagnosticReportConnection(_reference: subject, status: final)`) declares paging only, and
+ * runs as the generic field, which takes them.
+ */
+function takesFewerArguments(field: FieldNode, definition: GraphQLField<unknown, unknown>) {
+  if (
+    !field.name.value.endsWith('Connection') ||
+    !definition.args.some((a) => a.name === '_reference')
+  )
+    return false;
+  return (field.arguments ?? []).some(
+    (arg) => !definition.args.some((a) => a.name === arg.name.value),
+  );
+}
+
+/** Unquoted values as strings, as search arguments take them (`_search` is untyped JSON). */
+function asText(value: ValueNode): ValueNode {
+  switch (value.kind) {
+    case Kind.ENUM:
+    case Kind.INT:
+    case Kind.FLOAT:
+      return { kind: Kind.STRING, value: value.value, loc: value.loc };
+    case Kind.BOOLEAN:
+      return { kind: Kind.STRING, value: String(value.value), loc: value.loc };
+    case Kind.LIST:
+      return { ...value, values: value.values.map(asText) };
+    default:
+      return value;
+  }
 }
 
 /** The resource types a Reference element may point to; undefined for any. */

@@ -18,6 +18,8 @@ export const resolverFactories: { readonly [K in ResolverKind]: Factory<K> } = {
   delete: ({ resourceType }) => resources.remove(resourceType),
   reverseSearch: ({ resourceType }) => resources.reverseSearch(resourceType),
   reverseConnection: ({ resourceType }) => resources.reverseConnection(resourceType),
+  genericReverseSearch: () => resources.genericReverseSearch,
+  genericReverseConnection: () => resources.genericReverseConnection,
   filterList: () => filterList,
   resolveReference: () => resources.resolveReference,
   resourceTypeOf: () => (value: { resourceType?: string }) => value.resourceType,

@@ -44,6 +44,40 @@ export const reverseConnection =
   async (parent, args, { data }) =>
     toConnection(await referring(resourceType, parent, args, data));
 
+/**
+ * `_reverseList(_type:, _reference:, _search:)`: a reverse reference through a parameter that may
+ * point to any resource, as FHIR writes it once rewritten (generic-reverse-fields.ts).
+ */
+export const genericReverseSearch: GraphQLFieldResolver<
+  FhirResource,
+  GraphQLContext,
+  Args
+> = async (parent, args, { data }) =>
+  (await referring(String(args._type), parent, genericArguments(args), data)).resources;
+
+export const genericReverseConnection: GraphQLFieldResolver<
+  FhirResource,
+  GraphQLContext,
+  Args
+> = async (parent, args, { data }) =>
+  toConnection(await referring(String(args._type), parent, genericArguments(args), data));
+
+/** `_search`'s entries as the search arguments they stand for, each a string or strings. */
+function genericArguments({ _type, _search, ...args }: Args): Args {
+  if (_search == null) return args;
+  if (typeof _search !== 'object' || Array.isArray(_search))
+    throw new GraphQLError('_search: an object of search arguments, such as { status: "final" }');
+  for (const [name, value] of Object.entries(_search)) {
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    if (PAGING_ARGUMENTS.has(name) || !values.every((v) => v == null || typeof v === 'string'))
+      throw new GraphQLError(
+        `_search: ${name} is not a search argument of ${String(_type)} that takes a string or a list of strings`,
+      );
+    args[name] = value;
+  }
+  return args;
+}
+
 export const create =
   (resourceType: string): Resolver =>
   (_parent, { res }, { data }) =>

@@ -20,6 +20,10 @@ export type ResolverDescriptor =
   | { readonly kind: 'reverseSearch'; readonly resourceType: string }
   /** `ConditionConnection(_reference: patient, …)` inside a resource. */
   | { readonly kind: 'reverseConnection'; readonly resourceType: string }
+  /** `_reverseList(_type: Provenance, _reference: "target", _search: {…})` (generic-reverse-fields.ts). */
+  | { readonly kind: 'genericReverseSearch' }
+  /** `_reverseConnection(…)`, paged. */
+  | { readonly kind: 'genericReverseConnection' }
   /** A repeating element with filter arguments: `name(use: official, _count: 1)`. */
   | { readonly kind: 'filterList' }
   /** `Reference.resource(optional:, type:)` */

@@ -142,6 +142,9 @@ describe('SDL order', () => {
       '_deceasedDateTime',
       'contact',
       'link',
+      // Then the generic reverse fields every resource type has.
+      '_reverseList',
+      '_reverseConnection',
     ]);
   });
 
