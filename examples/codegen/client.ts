@@ -58,7 +58,7 @@ export function graphirClient(root: string, token: string): Run {
   };
 }
 
-export function operationText(name: OperationName): string {
+function operationText(name: OperationName): string {
   return readFileSync(new URL(`operations/${name}.graphql`, import.meta.url), 'utf8');
 }
 
@@ -83,7 +83,7 @@ export async function example(run: Run) {
   const firstPage = await run('PatientPages', { count: 10 });
   const pages = [firstPage];
   for (let next = firstPage.PatientConnection?.next; next;) {
-    const page = await run('PatientPages', { cursor: next });
+    const page = await run('PatientPages', { count: 10, cursor: next });
     pages.push(page);
     next = page.PatientConnection?.next;
   }
