@@ -8,25 +8,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keptQueries } from '../../runtime/graphql/prepared-query-cache.js';
 import { compiledExecutions } from '../support/compiled-executions.js';
+import { postGraphQL, putResource } from '../support/graphql-post.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 describe.each(['pglite', 'postgres'] as const)('GraphQL argument types on %s', (engine) => {
   let server: TestServer;
-  const graphql = async (query: string, variables?: Record<string, unknown>) => {
-    const response = await server.fhir('/$graphql', {
-      method: 'POST',
-      body: JSON.stringify({ query, variables }),
-      headers: { 'Content-Type': 'application/json' },
-    });
-    return { status: response.status, body: await response.json() };
-  };
-  const put = async (resource: Record<string, unknown>) => {
-    const response = await server.fhir(`/${resource.resourceType}/${resource.id}`, {
-      method: 'PUT',
-      body: resource,
-    });
-    expect(response.status, JSON.stringify(await response.clone().json())).toBeLessThan(300);
-  };
+  const graphql = (query: string, variables?: Record<string, unknown>) =>
+    postGraphQL(server, query, variables);
+  const put = (resource: { resourceType: string; id: string } & Record<string, unknown>) =>
+    putResource(server, resource);
 
   beforeAll(async () => {
     server = await startTestServer(engine);
@@ -232,14 +222,7 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL argument types on %s', (
 
 describe('queries that differ only in their values', () => {
   let server: TestServer;
-  const graphql = async (query: string) => {
-    const response = await server.fhir('/$graphql', {
-      method: 'POST',
-      body: JSON.stringify({ query }),
-      headers: { 'Content-Type': 'application/json' },
-    });
-    return { status: response.status, body: await response.json() };
-  };
+  const graphql = (query: string) => postGraphQL(server, query);
   beforeAll(async () => {
     server = await startTestServer('pglite');
     for (let i = 0; i < 30; i++) {

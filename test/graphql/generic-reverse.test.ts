@@ -6,25 +6,15 @@
  * fields (runtime/model/generic-reverse-fields.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postGraphQL, putResource } from '../support/graphql-post.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 describe.each(['pglite', 'postgres'] as const)('generic reverse references on %s', (engine) => {
   let server: TestServer;
-  const graphql = async (query: string, variables?: Record<string, unknown>) => {
-    const response = await server.fhir('/$graphql', {
-      method: 'POST',
-      body: JSON.stringify({ query, variables }),
-      headers: { 'Content-Type': 'application/json' },
-    });
-    return { status: response.status, body: await response.json() };
-  };
-  const put = async (resource: Record<string, unknown>) => {
-    const response = await server.fhir(`/${resource.resourceType}/${resource.id}`, {
-      method: 'PUT',
-      body: resource,
-    });
-    expect(response.status).toBeLessThan(300);
-  };
+  const graphql = (query: string, variables?: Record<string, unknown>) =>
+    postGraphQL(server, query, variables);
+  const put = (resource: { resourceType: string; id: string } & Record<string, unknown>) =>
+    putResource(server, resource);
 
   beforeAll(async () => {
     server = await startTestServer(engine);
