@@ -30,7 +30,7 @@ import {
   type ValueNode,
   type VariableDefinitionNode,
 } from 'graphql';
-import { PLACEHOLDER, type Literal } from './query-shape.js';
+import { PLACEHOLDER, PLACEHOLDER_PREFIX, type Literal } from './query-shape.js';
 
 export interface FittedDocument {
   readonly document: DocumentNode;
@@ -110,7 +110,7 @@ export function placeholderValues(
     const type = types[n];
     const value = type === undefined ? undefined : valueFor(literals[n], type);
     if (value === undefined) return undefined;
-    values[`__lit${n}`] = value;
+    values[`${PLACEHOLDER_PREFIX}${n}`] = value;
   }
   return values;
 }
@@ -154,7 +154,10 @@ function text(node: ValueNode, value: string): ValueNode {
 function placeholderDefinition(n: number, type: GraphQLInputType): VariableDefinitionNode {
   return {
     kind: Kind.VARIABLE_DEFINITION,
-    variable: { kind: Kind.VARIABLE, name: { kind: Kind.NAME, value: `__lit${n}` } },
+    variable: {
+      kind: Kind.VARIABLE,
+      name: { kind: Kind.NAME, value: `${PLACEHOLDER_PREFIX}${n}` },
+    },
     type: typeNode(type),
   };
 }

@@ -19,7 +19,13 @@ import { BoundedLru } from '../store/bounded-lru.js';
 import { placeholderValues } from './argument-literals.js';
 import { prepareFhirQuery } from './fhir-query.js';
 import { type PreparedQuery } from './prepared-query.js';
-import { PLACEHOLDER, readQueryShape, type Literal, type QueryShape } from './query-shape.js';
+import {
+  PLACEHOLDER,
+  PLACEHOLDER_PREFIX,
+  readQueryShape,
+  type Literal,
+  type QueryShape,
+} from './query-shape.js';
 import { relocateErrors } from './relocate-errors.js';
 
 /** Plans kept per schema at most, and their tokens together. */
@@ -176,7 +182,7 @@ function withPlaceholderVariables(document: DocumentNode): DocumentNode {
 function roughValues(literals: readonly Literal[]): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   literals.forEach(({ kind, value }, n) => {
-    values[`__lit${n}`] =
+    values[`${PLACEHOLDER_PREFIX}${n}`] =
       kind === 'int' || kind === 'float'
         ? Number(value)
         : kind === 'name' && (value === 'true' || value === 'false')

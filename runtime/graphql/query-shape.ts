@@ -44,7 +44,7 @@ export const PLACEHOLDER = /^__lit(\d+)$/;
  * overflow the stack (a 500). Counted on the tokens first, far past anything a query needs (the
  * depth limit allows 15 levels of selections; FHIR resources as literals nest a few dozen).
  */
-export const MAX_NESTING = 500;
+const MAX_NESTING = 500;
 
 const PUNCTUATORS = new Set<string>([
   TokenKind.BANG,
