@@ -199,11 +199,14 @@ describe('the GraphQL Code Generator example', () => {
  * codegen.ts as a user runs it, its environment pointing at the server; evaluated afresh for each
  * token, since it reads the environment when it loads.
  */
+let configLoads = 0;
 async function exampleConfig(server: TestServer, token: string) {
   const saved = { GRAPHIR_URL: process.env.GRAPHIR_URL, GRAPHIR_TOKEN: process.env.GRAPHIR_TOKEN };
   Object.assign(process.env, { GRAPHIR_URL: server.url, GRAPHIR_TOKEN: token });
   try {
-    const url = new URL(`../../examples/codegen/codegen.ts?token=${token}`, import.meta.url);
+    // A new URL loads it afresh; a number, since a token in the query string (dots, dashes) once
+    // made the transform read the file as JavaScript.
+    const url = new URL(`../../examples/codegen/codegen.ts?load=${++configLoads}`, import.meta.url);
     return (await import(url.href)).default;
   } finally {
     for (const [name, value] of Object.entries(saved))
