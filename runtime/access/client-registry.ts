@@ -3,7 +3,7 @@
  * client, which creates projects.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ClientStore } from '../store/client-store.js';
+import type { ClientStore, SecretRow, SecretType } from '../store/client-store.js';
 import type { Notices } from '../store/database.js';
 import { Scopes } from './scopes.js';
 import { hashSecret, newSecret, verifySecret } from './secret-hash.js';
@@ -34,7 +34,20 @@ const ACCESS_CHANNEL = 'graphir_access';
 /** Clients, and projects' secrets, kept at most each; past it the cache starts afresh. */
 const CACHE_LIMIT = 10_000;
 
-export type ProjectSecrets = Readonly<Record<string, { name: string; valueString: string }>>;
+/** As Medplum's bots read them: `{ name, valueString | valueBoolean | valueInteger | valueDecimal }`. */
+export type ProjectSecrets = Readonly<Record<string, { name: string } & Record<string, unknown>>>;
+
+function secretValue({ value, type }: SecretRow): Record<string, string | boolean | number> {
+  switch (type) {
+    case 'Boolean':
+      return { valueBoolean: value === 'true' };
+    case 'Integer':
+    case 'Decimal':
+      return { [`value${type}`]: Number(value) };
+    default:
+      return { valueString: value };
+  }
+}
 
 export class ClientRegistry {
   private readonly active = new Map<string, number>();
@@ -127,13 +140,26 @@ export class ClientRegistry {
     return this.rows.projectExists(projectId);
   }
 
-  async setSecret(projectId: string, name: string, value: string): Promise<'created' | 'updated'> {
-    const result = await this.rows.putSecret(projectId, name, value);
+  /** `value`: a string, a boolean or a number (an integer when it is one). */
+  async setSecret(
+    projectId: string,
+    name: string,
+    value: string | boolean | number,
+  ): Promise<'created' | 'updated'> {
+    const type: SecretType =
+      typeof value === 'string'
+        ? 'String'
+        : typeof value === 'boolean'
+          ? 'Boolean'
+          : Number.isInteger(value)
+            ? 'Integer'
+            : 'Decimal';
+    const result = await this.rows.putSecret(projectId, { name, value: String(value), type });
     await this.notices.notify(ACCESS_CHANNEL, `secrets:${projectId}`);
     return result;
   }
 
-  /** A project's secrets as bots see them: `{ name: { name, valueString } }`. */
+  /** A project's secrets as bots see them: `{ name: { name, valueString } }` (or valueBoolean…). */
   secrets(projectId: string): Promise<ProjectSecrets> {
     const cached = this.projectSecrets.get(projectId);
     if (cached && cached.until > Date.now() && this.notices.hearing) return cached.secrets;
@@ -165,7 +191,7 @@ export class ClientRegistry {
     const rows = await this.rows.secrets(projectId);
     return Object.freeze(
       Object.fromEntries(
-        rows.map((row) => [row.name, Object.freeze({ name: row.name, valueString: row.value })]),
+        rows.map((row) => [row.name, Object.freeze({ name: row.name, ...secretValue(row) })]),
       ),
     );
   }

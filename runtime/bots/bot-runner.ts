@@ -47,8 +47,12 @@ export interface BotExecution {
   /** Its current version, read for this execution. */
   readonly bot: FhirResource;
   readonly input: BotInput;
-  /** The client that asked, for the AuditEvent. */
+  /** The client that asked, for the AuditEvent and `event.requester`. */
   readonly callerId: string;
+  /** The request's headers, without its credentials (`event.headers`). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The server's public root URL with a trailing slash, as Medplum's `event.baseUrl`. */
+  readonly baseUrl: string;
 }
 
 export type BotOutcome = SandboxResult & { readonly traceId: string };
@@ -88,7 +92,14 @@ export class BotRunner {
     return this.options.scheduler.run(execution.projectId, () => this.run(execution));
   }
 
-  private async run({ projectId, bot, input, callerId }: BotExecution): Promise<BotOutcome> {
+  private async run({
+    projectId,
+    bot,
+    input,
+    callerId,
+    headers,
+    baseUrl,
+  }: BotExecution): Promise<BotOutcome> {
     const { store, schema, clients, pool, searchLimits, queryLimits, botLimits } = this.options;
     const traceId = randomUUID();
     const event = {
@@ -97,6 +108,10 @@ export class BotRunner {
       contentType: input.contentType,
       secrets: await clients.secrets(projectId),
       traceId,
+      // Medplum names the caller by its ClientApplication; Graphir's clients are not resources.
+      requester: { reference: `ClientApplication/${callerId}` },
+      headers,
+      baseUrl,
     };
     const started = new Date();
     const code = String(bot.code ?? '');

@@ -71,8 +71,12 @@ export function adminRoutes(clients: ClientRegistry): Router {
     if (!SECRET_NAME.test(name))
       throw fhirError(400, 'invalid', 'A secret name is 1–100 of A–Z a–z 0–9 _ . -');
     const { value } = jsonBody(ctx);
-    if (typeof value !== 'string')
-      throw fhirError(400, 'invalid', 'value must be a string', 'value');
+    if (
+      typeof value !== 'string' &&
+      typeof value !== 'boolean' &&
+      !(typeof value === 'number' && Number.isFinite(value))
+    )
+      throw fhirError(400, 'invalid', 'value must be a string, a boolean or a number', 'value');
     const outcome = await clients.setSecret(projectId, name, value);
     ctx.status = outcome === 'created' ? 201 : 200;
     ctx.body = { name };

@@ -16,7 +16,7 @@ import { parseSearchRequest } from '../rest/search-request.js';
 import { FHIR_JSON } from './fhir-body.js';
 import { FhirError, fhirError, informational } from '../model/fhir-error.js';
 import { FHIR_BASE } from './rest-routes.js';
-import { accessOf, projectOf } from './require-token.js';
+import { accessOf, projectOf, serverRootOf } from './require-token.js';
 import { authorize } from '../access/authorize.js';
 import { searchableTypes } from '../../generated/search/index.js';
 
@@ -32,7 +32,14 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
   /** Runs the current version of `bot`, as the request asks: now, or in the background. */
   const execute = async (ctx: Context, bot: FhirResource) => {
     const input = readBotInput(ctx, ['identifier']);
-    const execution = { projectId: projectOf(ctx), bot, input, callerId: accessOf(ctx).clientId };
+    const execution = {
+      projectId: projectOf(ctx),
+      bot,
+      input,
+      callerId: accessOf(ctx).clientId,
+      headers: withoutCredentials(ctx.headers),
+      baseUrl: `${serverRootOf(ctx)}/`,
+    };
     const run = () => runner.execute(execution);
     if (/respond-async/.test(ctx.get('Prefer'))) {
       const task = await startTask(store, execution.projectId, bot);
@@ -186,4 +193,12 @@ async function finishTask(
       { kind: 'update', resourceType: 'Task', id: task.id!, resource: finished as FhirResource },
     ])
     .catch(() => {});
+}
+
+/** The request's headers as a bot sees them: its credentials are the caller's, not the bot's. */
+function withoutCredentials(
+  headers: Context['headers'],
+): Record<string, string | string[] | undefined> {
+  const { authorization: _authorization, cookie: _cookie, ...rest } = headers;
+  return rest;
 }

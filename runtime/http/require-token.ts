@@ -9,6 +9,7 @@ import type { ClientRegistry } from '../access/client-registry.js';
 import {
   InvalidTokenError,
   type AccessClaims,
+  type ServerIdentity,
   type TokenService,
 } from '../access/token-service.js';
 import { FhirError, fhirError } from '../model/fhir-error.js';
@@ -37,8 +38,16 @@ export function requireToken(
     if (!(await clients.isActive(claims.clientId)))
       throw unauthorized('The client of this token no longer exists', 'invalid_token');
     ctx.state.access = claims;
+    ctx.state.server = server;
     await next();
   };
+}
+
+/** The server's root URL as this request's token names it (its issuer), without a trailing slash. */
+export function serverRootOf(ctx: Context): string {
+  const server = ctx.state.server as ServerIdentity | undefined;
+  if (!server) throw new Error('serverRootOf needs requireToken before it');
+  return server.issuer;
 }
 
 export function accessOf(ctx: Context): AccessClaims {

@@ -93,26 +93,36 @@ export class ClientStore {
     return rows.length > 0;
   }
 
-  async putSecret(projectId: string, name: string, value: string): Promise<'created' | 'updated'> {
+  async putSecret(projectId: string, secret: SecretRow): Promise<'created' | 'updated'> {
     const { rows } = await this.db.query<{ inserted: boolean }>(
-      `INSERT INTO project_secret (project_id, name, value) VALUES ($1, $2, $3)
-       ON CONFLICT (project_id, name) DO UPDATE SET value = excluded.value, updated = now()
+      `INSERT INTO project_secret (project_id, name, value, value_type) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (project_id, name)
+       DO UPDATE SET value = excluded.value, value_type = excluded.value_type, updated = now()
        RETURNING (xmax = 0) AS inserted`,
-      [projectId, name, value],
+      [projectId, secret.name, secret.value, secret.type],
     );
     return rows[0].inserted ? 'created' : 'updated';
   }
 
   /** The project's secrets, by name. */
-  async secrets(projectId: string): Promise<{ name: string; value: string }[]> {
-    const { rows } = await this.db.query<{ name: string; value: string }>(
-      'SELECT name, value FROM project_secret WHERE project_id = $1 ORDER BY name',
+  async secrets(projectId: string): Promise<SecretRow[]> {
+    const { rows } = await this.db.query<SecretRow>(
+      'SELECT name, value, value_type AS type FROM project_secret WHERE project_id = $1 ORDER BY name',
       [projectId],
       { prepared: 'fixed' },
     );
     return rows;
   }
 }
+
+/** A secret as stored: its value as text, and what the text is. */
+export interface SecretRow {
+  readonly name: string;
+  readonly value: string;
+  readonly type: SecretType;
+}
+
+export type SecretType = 'String' | 'Boolean' | 'Integer' | 'Decimal';
 
 function valuesOf(client: NewClientRow): unknown[] {
   return [client.id, client.projectId, client.name, client.secretHash, client.scope, client.admin];

@@ -206,7 +206,8 @@ describe.each(await availableEngines())('admin API on %s', (engine) => {
     ['a name with a space', 'admin', () => mine(), 'a%20b', value, 400, 'invalid'],
     ['a name with a slash', 'admin', () => mine(), 'a%2Fb', value, 400, 'invalid'],
     ['a name of 101 characters', 'admin', () => mine(), 'x'.repeat(101), value, 400, 'invalid'],
-    ...[42, null, { v: 1 }, ['x'], true, undefined].map((v) => [
+    // Strings, booleans and numbers are secrets (test/bots/execute.test.ts); nothing else.
+    ...[null, { v: 1 }, ['x'], undefined].map((v) => [
       `the value ${JSON.stringify(v)}`,
       'admin',
       () => mine(),

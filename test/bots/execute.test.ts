@@ -206,6 +206,53 @@ describe('Bot/$execute', () => {
     );
   });
 
+  it('gives the event Medplum’s requester, headers (without credentials) and baseUrl', async () => {
+    const id = await createBot(
+      'export async function handler(fhir, event) { return { requester: event.requester, headers: event.headers, baseUrl: event.baseUrl }; }',
+    );
+    const response = await server.fhir(`/Bot/${id}/$execute`, {
+      method: 'POST',
+      body: 'x',
+      headers: { 'Content-Type': 'text/plain', 'X-Trace-Note': 'abc', Cookie: 'session=secret' },
+    });
+    expect(response.status).toBe(200);
+    const event = await response.json();
+    expect(event.requester).toEqual({ reference: `ClientApplication/${server.project.clientId}` });
+    expect(event.baseUrl).toBe(`${server.url}/`);
+    expect(event.headers).toMatchObject({ 'x-trace-note': 'abc', 'content-type': 'text/plain' });
+    expect(event.headers.authorization).toBeUndefined();
+    expect(event.headers.cookie).toBeUndefined();
+  });
+
+  it('gives secrets of every value type, and refuses a value of none of them', async () => {
+    const secret = (name: string, value: unknown) =>
+      server.call(`/admin/projects/${server.project.projectId}/secrets/${name}`, {
+        method: 'PUT',
+        body: { value },
+        token: server.project.token,
+      });
+    for (const [name, value] of [
+      ['S_TEXT', 'abc'],
+      ['S_FLAG', true],
+      ['S_COUNT', 42],
+      ['S_RATE', 0.25],
+    ] as const)
+      expect((await secret(name, value)).status).toBeLessThan(300);
+    for (const value of [{ a: 1 }, ['x'], null])
+      expect((await secret('S_BAD', value)).status).toBe(400);
+    const id = await createBot(
+      'export async function handler(fhir, event) { const s = event.secrets; return [s.S_TEXT, s.S_FLAG, s.S_COUNT, s.S_RATE, s.S_BAD ?? null]; }',
+    );
+    const response = await run(`/Bot/${id}/$execute`, '', 'text/plain');
+    expect(await response.json()).toEqual([
+      { name: 'S_TEXT', valueString: 'abc' },
+      { name: 'S_FLAG', valueBoolean: true },
+      { name: 'S_COUNT', valueInteger: 42 },
+      { name: 'S_RATE', valueDecimal: 0.25 },
+      null,
+    ]);
+  });
+
   it('refuses, naming them, an identifier without a system that names two Bots (409)', async () => {
     const first = await createBot(ECHO_ESM, { system: 'urn:one', value: 'shared' });
     const second = await createBot(ECHO_ESM, { system: 'urn:two', value: 'shared' });
