@@ -25,10 +25,8 @@ export interface Literal {
 export interface QueryShape {
   /** The shape as GraphQL text, on one line. */
   readonly key: string;
-  /** Start offset in `key` of each token. */
-  readonly keyStarts: Int32Array;
-  /** Start offset in the query text of each token. */
-  readonly textStarts: Int32Array;
+  /** Start offset in the query text of each token (the key's are found again when needed). */
+  readonly textStarts: readonly number[];
   /** The values, placeholder `__lit<i>` for `literals[i]`. */
   readonly literals: readonly Literal[];
   readonly tokens: number;
@@ -73,10 +71,8 @@ export function readQueryShape(text: string, maxTokens: number): QueryShape | un
   const source = new Source(text);
   const lexer = new Lexer(source);
   const parts: string[] = [];
-  const keyStarts: number[] = [];
   const textStarts: number[] = [];
   const literals: Literal[] = [];
-  let keyLength = 0;
   let nesting = 0;
   let braces = 0;
   // Per open parenthesis: whether it holds field arguments; within them, the open `[` and `{`.
@@ -145,22 +141,15 @@ export function readQueryShape(text: string, maxTokens: number): QueryShape | un
         break;
     }
 
-    if (parts.length > 0) {
-      parts.push(' ');
-      keyLength++;
-    }
-    keyStarts.push(keyLength);
     textStarts.push(token.start);
     parts.push(part);
-    keyLength += part.length;
     before = previous;
     previous = token;
   }
   return {
     shareable,
-    key: parts.join(''),
-    keyStarts: Int32Array.from(keyStarts),
-    textStarts: Int32Array.from(textStarts),
+    key: parts.join(' '),
+    textStarts,
     literals,
     tokens: textStarts.length,
   };

@@ -3,7 +3,7 @@
  * pointing into its own query. Shape and query have the same tokens in the same order, so a
  * position maps to the same token's position in the query, plus its offset within the token.
  */
-import { GraphQLError, Source } from 'graphql';
+import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import type { QueryShape } from './query-shape.js';
 
 export function relocateErrors(
@@ -11,16 +11,17 @@ export function relocateErrors(
   text: string,
   shape: QueryShape,
 ): GraphQLError[] {
-  const planStarts = shape.keyStarts;
   let source: Source | undefined;
+  let planStarts: number[] | undefined;
   return errors.map((error) => {
     if (!error.locations?.length) return error;
     source ??= new Source(text);
+    planStarts ??= tokenStarts(shape.key);
     // The shape is one line, so a column is its offset plus one.
     const positions = error.locations.map(({ column }) => {
       const offset = column - 1;
-      const token = lastAtOrBefore(planStarts, offset);
-      return shape.textStarts[token] + offset - planStarts[token];
+      const token = lastAtOrBefore(planStarts!, offset);
+      return shape.textStarts[token] + offset - planStarts![token];
     });
     return new GraphQLError(error.message, {
       source,
@@ -32,8 +33,17 @@ export function relocateErrors(
   });
 }
 
+/** Where each token of `text` starts; errors are rare, so the shape's are not kept. */
+function tokenStarts(text: string): number[] {
+  const lexer = new Lexer(new Source(text));
+  const starts: number[] = [];
+  for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance())
+    starts.push(token.start);
+  return starts;
+}
+
 /** The index of the last start at or before `offset` (starts ascend). */
-function lastAtOrBefore(starts: Int32Array, offset: number): number {
+function lastAtOrBefore(starts: readonly number[], offset: number): number {
   let low = 0;
   let high = starts.length - 1;
   while (low < high) {
