@@ -40,4 +40,13 @@ export interface Bot {
   /** Time limit for one execution, in seconds */
   timeout?: number;
   _timeout?: Element;
+  /** Source map (v3 JSON) of code, when code is a bundle */
+  sourceMap?: string;
+  _sourceMap?: Element;
+  /** SMART scopes the Bot runs with */
+  scope?: string;
+  _scope?: Element;
+  /** Run with the caller's access as well */
+  runAsUser?: boolean;
+  _runAsUser?: Element;
 }
