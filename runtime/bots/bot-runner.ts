@@ -70,7 +70,10 @@ const HL7_CLASS = `((__name) => (${Hl7Message.toString()}))((target) => target)`
  * elsewhere on first read (a lazy global). Like a built-in class, it is not enumerable.
  */
 const HL7_EAGER = `Object.defineProperty(globalThis, 'Hl7Message', { configurable: true, writable: true, value: ${HL7_CLASS} });`;
-const HL7_LAZY: Prelude = { global: 'Hl7Message', source: HL7_CLASS };
+const HL7_LAZY: Prelude = {
+  globals: ['Hl7Message'],
+  source: `() => ({ Hl7Message: ${HL7_CLASS} })`,
+};
 /**
  * Parses the input text into an Hl7Message inside the sandbox before the handler sees it. Only
  * for an HL7 body: a JSON object or a form with an `__hl7` key is the client's data, not HL7.

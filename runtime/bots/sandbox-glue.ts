@@ -31,7 +31,9 @@ interface Originals {
   readonly stringify: QuickJSHandle;
   /** `Reflect.get`, to read the bot's objects. */
   readonly get: QuickJSHandle;
+  readonly deleteProperty: QuickJSHandle;
   readonly freeze: QuickJSHandle;
+  readonly defineProperty: QuickJSHandle;
   readonly Promise: QuickJSHandle;
   /** `Promise.resolve`, called on `Promise`. */
   readonly resolve: QuickJSHandle;
@@ -143,26 +145,60 @@ export class IsolateGlue {
   }
 
   /**
-   * `globalThis[name]` is `source` evaluated on the first read, in global scope, then that value;
-   * until then it costs nothing. What the evaluation throws, the read throws.
+   * A lazy group: `source` is an expression for a function `(host) => ({ [global]: value, … })`,
+   * called with `host` on the first read of any of `globals`, in global scope; each global is then
+   * its value. Until then it costs nothing. What the evaluation throws, the read throws. A global
+   * assigned before or after is simply replaced, as a plain global would be.
    */
-  defineLazy(name: string, source: string): void {
+  defineLazy(globals: readonly string[], source: string, host: QuickJSHandle): void {
     const { vm } = this;
-    vm.defineProp(vm.global, name, {
-      configurable: true,
-      get: () => {
-        let value = this.loaded.get(name);
-        if (!value) {
-          const evaluated = vm.evalCode(source, `${name}.js`);
-          // Thrown from a host function, a handle is thrown in the isolate as it is.
-          if (evaluated.error) throw evaluated.error;
-          value = evaluated.value;
-          this.loaded.set(name, value);
-        }
-        // The caller disposes what a host function returns.
-        return value.dup();
-      },
-    });
+    const load = (): void => {
+      const evaluated = vm.evalCode(source, `${globals[0]}.js`);
+      // Thrown from a host function, a handle is thrown in the isolate as it is.
+      if (evaluated.error) throw evaluated.error;
+      using factory = evaluated.value;
+      const made = vm.callFunction(factory, vm.undefined, host);
+      if (made.error) throw made.error;
+      using values = made.value;
+      for (const name of globals) {
+        const value = this.read(values, name);
+        this.loaded.get(name)?.dispose();
+        this.loaded.set(name, value);
+      }
+    };
+    for (const name of globals) {
+      vm.defineProp(vm.global, name, {
+        configurable: true,
+        get: () => {
+          if (!this.loaded.has(name)) load();
+          // The caller disposes what a host function returns.
+          return this.loaded.get(name)!.dup();
+        },
+        set: (value) => this.replaceGlobal(name, value),
+      });
+    }
+  }
+
+  /** `globalThis[name] = value` as a plain, writable, non-enumerable global. */
+  private replaceGlobal(name: string, value: QuickJSHandle): void {
+    const { vm } = this;
+    using descriptor = vm.newObject();
+    vm.setProp(descriptor, 'value', value);
+    vm.setProp(descriptor, 'writable', vm.true);
+    vm.setProp(descriptor, 'configurable', vm.true);
+    using key = vm.newString(name);
+    const { defineProperty } = this.originals;
+    this.check(vm.callFunction(defineProperty, vm.undefined, vm.global, key, descriptor)).dispose();
+  }
+
+  /** `globalThis[name]`, deleted from the global object: what preparation left for the worker. */
+  takeGlobal(name: string): QuickJSHandle {
+    const { vm } = this;
+    const value = vm.getProp(vm.global, name);
+    using key = vm.newString(name);
+    const { deleteProperty } = this.originals;
+    this.check(vm.callFunction(deleteProperty, vm.undefined, vm.global, key)).dispose();
+    return value;
   }
 
   /** `globalThis[name]` if it is a function: read by trusted code, before the bot's runs. */
@@ -223,7 +259,9 @@ function captureOriginals(vm: QuickJSContext): Originals {
     parse: vm.getProp(json, 'parse'),
     stringify: vm.getProp(json, 'stringify'),
     get: vm.getProp(reflect, 'get'),
+    deleteProperty: vm.getProp(reflect, 'deleteProperty'),
     freeze: vm.getProp(object, 'freeze'),
+    defineProperty: vm.getProp(object, 'defineProperty'),
     Promise: promise,
     resolve: vm.getProp(promise, 'resolve'),
   };

@@ -21,6 +21,7 @@ import type {
 } from 'quickjs-emscripten';
 import { ConsoleTail, installConsole } from './sandbox-console.js';
 import { HL7_CLASS, IsolateGlue } from './sandbox-glue.js';
+import { isolateModule } from './isolate-bundle.js';
 import { commonJsWrapper, looksLikeModule } from './sandbox-helpers.js';
 import { HostCallQueue, type HostCaller } from './sandbox-host-calls.js';
 import {
@@ -33,16 +34,12 @@ import type { Prelude, RunMessage, WorkerOutcome } from './sandbox-types.js';
 
 /** QuickJS's stack limit; the worker's native stack must be far deeper (see sandbox-pool.ts). */
 const STACK_BYTES = 256 * 1024;
-/** The `fhir` client's methods, each sent to the main thread by name. */
-const FHIR_METHODS = [
-  'readResource',
-  'searchResources',
-  'searchOne',
-  'createResource',
-  'updateResource',
-  'deleteResource',
-  'graphql',
-] as const;
+/**
+ * The isolate's own code (isolate/): the host object for preparation, and the script that makes
+ * the `fhir` client and leaves it in FHIR_GLOBAL.
+ */
+const HOST_GLOBAL = '__graphirHost';
+const FHIR_GLOBAL = '__graphirFhir';
 /** A prelude script defines this to map the parsed event before the handler sees it. */
 const REVIVE_EVENT = '__graphirReviveEvent';
 
@@ -114,7 +111,9 @@ class Execution implements PreparedIsolate {
   private readonly console = new ConsoleTail();
   /** The run's `fhir` calls; none before the run starts. */
   private hostCalls: HostCallQueue<QuickJSDeferredPromise> | undefined;
-  /** The `fhir` client: an object of host functions, frozen. */
+  /** What the isolate's own code calls the worker through (isolate/isolate-host.ts). */
+  private host: QuickJSHandle | undefined;
+  /** The `fhir` client (isolate/fhir-client.ts). */
   private fhir: QuickJSHandle | undefined;
   /** `globalThis.__graphirReviveEvent` as the preludes left it, if a function. */
   private revive: QuickJSHandle | undefined;
@@ -140,28 +139,39 @@ class Execution implements PreparedIsolate {
   }
 
   /**
-   * Sets the console and the `fhir` client, defines the lazy globals and evaluates the preludes'
-   * scripts as one script: each evaluation has a fixed cost.
+   * Sets the console, defines the lazy groups and evaluates the `fhir` client's script and the
+   * preludes' scripts as one script (each evaluation has a fixed cost), with the host object
+   * in a global that is deleted before any other code runs.
    */
   prepare(preludes: readonly Prelude[]): void {
-    const { vm } = this;
-    installConsole(vm, this.glue, this.console);
-    const fhir = (this.fhir = vm.newObject());
-    for (const name of FHIR_METHODS) {
-      using method = vm.newFunction(name, (...args) => this.fhirCall(name, args));
-      vm.setProp(fhir, name, method);
-    }
-    this.glue.freeze(fhir);
-    const scripts: string[] = [];
+    const { vm, glue } = this;
+    installConsole(vm, glue, this.console);
+    const host = (this.host = vm.newObject());
+    using call = vm.newFunction('call', (method, ...args) =>
+      this.hostCall(vm.typeof(method) === 'string' ? vm.getString(method) : '', args),
+    );
+    vm.setProp(host, 'call', call);
+    glue.freeze(host);
+    vm.defineProp(vm.global, HOST_GLOBAL, { configurable: true, value: host });
+    const scripts = [isolateModule('fhir-prelude')];
     for (const prelude of preludes) {
       if (typeof prelude === 'string') scripts.push(prelude);
-      else this.glue.defineLazy(prelude.global, prelude.source);
+      else glue.defineLazy(prelude.globals, prelude.source, host);
     }
     // Each prelude is a statement of its own.
-    if (scripts.length > 0) this.evaluate(scripts.join('\n;\n'), 'preludes.js').dispose();
-    this.revive = this.glue.globalFunction(REVIVE_EVENT);
-    if (!preludes.some((prelude) => typeof prelude !== 'string' && prelude.global === HL7_CLASS)) {
-      this.hl7Class = this.glue.globalFunction(HL7_CLASS);
+    try {
+      this.evaluate(scripts.join('\n;\n'), 'preludes.js').dispose();
+    } finally {
+      glue.takeGlobal(HOST_GLOBAL).dispose();
+    }
+    this.fhir = glue.takeGlobal(FHIR_GLOBAL);
+    this.revive = glue.globalFunction(REVIVE_EVENT);
+    if (
+      !preludes.some(
+        (prelude) => typeof prelude !== 'string' && prelude.globals.includes(HL7_CLASS),
+      )
+    ) {
+      this.hl7Class = glue.globalFunction(HL7_CLASS);
     }
   }
 
@@ -228,18 +238,18 @@ class Execution implements PreparedIsolate {
 
   dispose(): void {
     for (const deferred of this.hostCalls?.drop() ?? []) deferred.dispose();
-    for (const handle of [this.fhir, this.revive, this.hl7Class]) handle?.dispose();
-    this.fhir = this.revive = this.hl7Class = undefined;
+    for (const handle of [this.host, this.fhir, this.revive, this.hl7Class]) handle?.dispose();
+    this.host = this.fhir = this.revive = this.hl7Class = undefined;
     this.glue.dispose();
     this.vm.dispose();
     this.runtime.dispose();
   }
 
   /**
-   * `fhir.<method>(…args)`: a promise, rejected when the arguments are not JSON (as the bot's own
-   * `JSON.stringify` would throw), else settled by the main thread's reply.
+   * `host.call(method, …args)`: a promise, rejected when the arguments are not JSON (as the bot's
+   * own `JSON.stringify` would throw), else settled by the main thread's reply.
    */
-  private fhirCall(
+  private hostCall(
     method: string,
     args: QuickJSHandle[],
   ): VmCallResult<QuickJSHandle> | QuickJSHandle {

@@ -262,16 +262,29 @@ describe('isolation', () => {
     }
   });
 
-  it('defines lazy globals, evaluated on first read only, once', async () => {
+  it('defines lazy groups of globals, evaluated on first read only, once, and replaceable', async () => {
     const preludes = [
-      { global: 'greeting', source: '({ text: "hello" })' },
-      { global: 'broken', source: 'throw new Error("not now")' },
-      { global: 'unparsable', source: '1 +' },
+      { globals: ['greeting'], source: '() => ({ greeting: { text: "hello" } })' },
+      { globals: ['broken'], source: '() => { throw new Error("not now"); }' },
+      { globals: ['unparsable'], source: '1 +' },
+      {
+        globals: ['Left', 'Right', 'viaHost'],
+        source:
+          '(host) => { class Left {} return { Left, Right: class extends Left {}, viaHost: typeof host.call }; }',
+      },
       'globalThis.greet = () => greeting.text;',
     ];
-    const code = `exports.handler = () => [greet(), greeting === greeting, typeof greeting];`;
+    const code = `exports.handler = () => [greet(), greeting === greeting, typeof greeting,
+      new Right() instanceof Left, viaHost, typeof __graphirHost];`;
     const read = await run(code, { preludes });
-    expect(read).toMatchObject({ status: 'ok', value: ['hello', true, 'object'] });
+    expect(read).toMatchObject({
+      status: 'ok',
+      value: ['hello', true, 'object', true, 'function', 'undefined'],
+    });
+    const replaced = await run('exports.handler = () => { greeting = 1; return greeting + 1; };', {
+      preludes,
+    });
+    expect(replaced).toMatchObject({ status: 'ok', value: 2 });
     const thrown = await run('exports.handler = () => broken;', { preludes });
     expect(thrown).toMatchObject({ status: 'error', message: 'not now' });
     const syntax = await run('exports.handler = () => unparsable;', { preludes });

@@ -1,0 +1,41 @@
+/**
+ * Code that runs inside the sandbox's isolates as JavaScript (the `fhir` client, the web
+ * platform, the HL7 classes) is written as modules under `isolate/`, with npm imports where a
+ * well-kept library does the job, and bundled here with esbuild into one expression: QuickJS has
+ * no module loader for them, and each isolate evaluates the text afresh. Bundled once per thread,
+ * on first use.
+ */
+import { buildSync } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const bundles = new Map<string, string>();
+
+/**
+ * `isolate/<name>` bundled as an expression whose value is the module's exports: an ES2020,
+ * platform-neutral, minified IIFE that reaches nothing outside the isolate.
+ */
+export function isolateModule(name: string): string {
+  let bundle = bundles.get(name);
+  if (bundle === undefined) {
+    const entry = fileURLToPath(
+      new URL(`./isolate/${name}.${FROM_SOURCE ? 'ts' : 'js'}`, import.meta.url),
+    );
+    const built = buildSync({
+      entryPoints: [entry],
+      bundle: true,
+      write: false,
+      format: 'iife',
+      globalName: '__module',
+      platform: 'neutral',
+      mainFields: ['browser', 'module', 'main'],
+      target: 'es2020',
+      minify: true,
+      legalComments: 'none',
+      logLevel: 'silent',
+    });
+    bundle = `(() => {${built.outputFiles[0].text}\nreturn __module;})()`;
+    bundles.set(name, bundle);
+  }
+  return bundle;
+}
