@@ -1,11 +1,13 @@
 /**
  * The `fhir` client a bot receives, host side: each method the sandbox forwards runs against
- * the store with the bot's project's access, through the same code as REST and GraphQL.
+ * the store with the bot's access (runtime/access/bot-access.ts), authorized as REST and
+ * GraphQL are, through the same code.
  */
 import type { GraphQLSchema } from 'graphql';
 import { searchableTypes } from '../../generated/search/index.js';
-import { Scopes } from '../access/scopes.js';
-import { FULL_ACCESS } from '../access/client-registry.js';
+import { authorize } from '../access/authorize.js';
+import type { AccessClaims } from '../access/token-service.js';
+import type { Interaction } from '../access/scopes.js';
 import { parseSearchRequest, type SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
@@ -21,6 +23,8 @@ export interface BotHostOptions {
   readonly limits: SearchLimits;
   readonly queryLimits: QueryLimits;
   readonly projectId: string;
+  /** The bot's own access: every call is authorized with it. */
+  readonly access: AccessClaims;
 }
 
 export type HostCall = (method: string, args: unknown[]) => Promise<unknown>;
@@ -31,23 +35,32 @@ export function createBotHost({
   limits,
   queryLimits,
   projectId,
+  access,
 }: BotHostOptions): HostCall {
-  const search = async (type: unknown, query: unknown): Promise<FhirResource[]> => {
+  const allowed = (type: unknown, interaction: Interaction): string => {
     const resourceType = knownType(type);
+    authorize(access, resourceType, interaction);
+    return resourceType;
+  };
+  const search = async (type: unknown, query: unknown): Promise<FhirResource[]> => {
+    const resourceType = allowed(type, 's');
     const request = parseSearchRequest(resourceType, toParams(query), limits);
     return [
       ...(await searchResources(store.searchSource(), projectId, resourceType, request)).matches,
     ];
   };
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {
-    readResource: (type, id) => store.read(projectId, knownType(type), text(id, 'id')),
+    readResource: async (type, id) => store.read(projectId, allowed(type, 'r'), text(id, 'id')),
     searchResources: search,
     searchOne: async (type, query) => (await search(type, withCount(query)))[0] ?? null,
-    createResource: async (resource) =>
-      (await store.write(projectId, [{ kind: 'create', resource: resourceOf(resource) }]))[0]
-        .resource,
+    createResource: async (resource) => {
+      const value = resourceOf(resource);
+      allowed(value.resourceType, 'c');
+      return (await store.write(projectId, [{ kind: 'create', resource: value }]))[0].resource;
+    },
     updateResource: async (resource) => {
       const value = resourceOf(resource);
+      allowed(value.resourceType, 'u');
       const id = text(value.id, 'resource.id');
       return (
         await store.write(projectId, [
@@ -57,7 +70,7 @@ export function createBotHost({
     },
     deleteResource: async (type, id) => {
       await store.write(projectId, [
-        { kind: 'delete', resourceType: knownType(type), id: text(id, 'id') },
+        { kind: 'delete', resourceType: allowed(type, 'd'), id: text(id, 'id') },
       ]);
       return null;
     },
@@ -69,13 +82,6 @@ export function createBotHost({
       };
       const checked = checkQuery(schema, request, queryLimits);
       if (checked.errors) return { errors: checked.errors.map((e) => ({ message: e.message })) };
-      const access = {
-        clientId: 'bot',
-        projectId,
-        scopes: Scopes.parse(FULL_ACCESS),
-        admin: false,
-        expires: Infinity,
-      };
       const data = createStoreDataSource(store, projectId, access, limits);
       const result = await runQuery(checked.run, schema, {}, data, request, queryLimits);
       return JSON.parse(JSON.stringify(result));

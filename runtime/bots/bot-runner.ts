@@ -1,11 +1,13 @@
 /**
  * Runs one Bot: its code in the sandbox with the caller's input, the project's secrets and a
- * `fhir` client with the project's access; then an AuditEvent with the outcome, the duration and
+ * `fhir` client with the bot's own access (runtime/access/bot-access.ts); then an AuditEvent with the outcome, the duration and
  * the tail of the console output. The HTTP layer turns the outcome into a response.
  */
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
+import { botAccess } from '../access/bot-access.js';
 import type { ClientRegistry } from '../access/client-registry.js';
+import type { AccessClaims } from '../access/token-service.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
@@ -47,8 +49,11 @@ export interface BotExecution {
   /** Its current version, read for this execution. */
   readonly bot: FhirResource;
   readonly input: BotInput;
-  /** The client that asked, for the AuditEvent and `event.requester`. */
-  readonly callerId: string;
+  /**
+   * The client that asked: named in the AuditEvent and `event.requester`; its scopes bound the
+   * bot's when the bot runs as its caller (`Bot.runAsUser`).
+   */
+  readonly caller: AccessClaims;
   /** The request's headers, without its credentials (`event.headers`). */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The server's public root URL with a trailing slash, as Medplum's `event.baseUrl`. */
@@ -99,11 +104,13 @@ export class BotRunner {
     projectId,
     bot,
     input,
-    callerId,
+    caller,
     headers,
     baseUrl,
   }: BotExecution): Promise<BotOutcome> {
     const { store, schema, clients, pool, searchLimits, queryLimits, botLimits } = this.options;
+    const access = botAccess(bot, caller);
+    const callerId = caller.clientId;
     const traceId = randomUUID();
     const event = {
       bot: { reference: `Bot/${bot.id}` },
@@ -119,7 +126,7 @@ export class BotRunner {
     const started = new Date();
     const code = String(bot.code ?? '');
     const host = afterQueuedAudits(
-      createBotHost({ store, schema, limits: searchLimits, queryLimits, projectId }),
+      createBotHost({ store, schema, limits: searchLimits, queryLimits, projectId, access }),
       () => this.options.audit.settledFor(projectId),
     );
     const result = await pool.run({

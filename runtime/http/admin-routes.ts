@@ -9,6 +9,7 @@ import { ScopeError, Scopes } from '../access/scopes.js';
 import { searchableTypes } from '../../generated/search/index.js';
 import { fhirError } from '../model/fhir-error.js';
 import { accessOf } from './require-token.js';
+import { grantOf } from '../access/authorize.js';
 
 const SECRET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
@@ -41,11 +42,11 @@ export function adminRoutes(clients: ClientRegistry): Router {
         'scope',
       );
     const access = accessOf(ctx);
-    if (access.projectId && !access.scopes.covers(scopes)) {
+    if (access.projectId && !grantOf(access).covers(scopes)) {
       throw fhirError(
         403,
         'forbidden',
-        `A client may not be granted more than the token creating it has (${access.scopes})`,
+        `A client may not be granted more than the token creating it has (${grantOf(access)})`,
         'scope',
       );
     }

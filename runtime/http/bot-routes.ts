@@ -1,6 +1,7 @@
 /**
  * `POST|GET [base]/Bot/{id}/$execute` and `POST|GET [base]/Bot/$execute?identifier=system|value`.
- * The caller needs read access to Bot; the identifier is looked up in the caller's project only.
+ * The caller needs read access to Bot and the permission to run bots (authorizeExecute); the
+ * identifier is looked up in the caller's project only.
  * The answer's type follows the handler's return value; `Prefer: respond-async` answers 202 with
  * a Task that later holds the result.
  */
@@ -17,7 +18,7 @@ import { FHIR_JSON } from './fhir-body.js';
 import { FhirError, fhirError, informational } from '../model/fhir-error.js';
 import { FHIR_BASE } from './rest-routes.js';
 import { accessOf, projectOf, serverRootOf } from './require-token.js';
-import { authorize } from '../access/authorize.js';
+import { authorizeExecute } from '../access/authorize.js';
 import { searchableTypes } from '../../generated/search/index.js';
 
 export interface BotRouteOptions {
@@ -36,7 +37,7 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
       projectId: projectOf(ctx),
       bot,
       input,
-      callerId: accessOf(ctx).clientId,
+      caller: accessOf(ctx),
       headers: withoutCredentials(ctx.headers),
       baseUrl: `${serverRootOf(ctx)}/`,
     };
@@ -64,7 +65,7 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
   };
 
   const byIdentifier = async (ctx: Context) => {
-    authorize(accessOf(ctx), 'Bot', 'r');
+    authorizeExecute(accessOf(ctx));
     const identifier = ctx.URL.searchParams.get('identifier');
     if (!identifier)
       throw fhirError(
@@ -91,7 +92,7 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
     await execute(ctx, matches[0]);
   };
   const byId = async (ctx: Context) => {
-    authorize(accessOf(ctx), 'Bot', 'r');
+    authorizeExecute(accessOf(ctx));
     await execute(ctx, await store.read(projectOf(ctx), 'Bot', ctx.params.id));
   };
   router.get('/$execute', byIdentifier);

@@ -9,6 +9,7 @@ import { searchableTypes } from '../../generated/search/index.js';
 import { ScopeError, Scopes } from '../access/scopes.js';
 import type { ClientRegistry } from '../access/client-registry.js';
 import type { TokenService } from '../access/token-service.js';
+import { grantOf } from '../access/authorize.js';
 import type { IdentityOf } from './server-identity.js';
 
 const FIELDS = ['grant_type', 'client_id', 'client_secret', 'scope'];
@@ -98,12 +99,12 @@ export function tokenRoutes(
           `${unknown.join(', ')} is not a resource type`,
         );
       }
-      if (!client.scopes.covers(scopes))
+      if (!grantOf(client).covers(scopes))
         return oauthError(
           ctx,
           400,
           'invalid_scope',
-          `The scope may only narrow what the client was granted (${client.scopes})`,
+          `The scope may only narrow what the client was granted (${grantOf(client)})`,
         );
     }
     // A token narrowed below the client's grant is not an admin token: narrowing must not be a

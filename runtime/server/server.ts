@@ -6,6 +6,7 @@ import { ClientRegistry } from '../access/client-registry.js';
 import { TokenService } from '../access/token-service.js';
 import { createApp } from '../http/app.js';
 import { botIdentifierRule } from '../bots/bot-identifier-rule.js';
+import { botScopeRule } from '../bots/bot-scope-rule.js';
 import { AuditLog } from '../bots/audit-log.js';
 import { SandboxPool } from '../bots/sandbox-pool.js';
 import { requestLimits, type Config } from './config.js';
@@ -58,7 +59,7 @@ export async function startServer(
   const schema = buildExecutableSchema();
   const db = await opening;
   await migrate(db);
-  const store = new ResourceStore(db, [botIdentifierRule]);
+  const store = new ResourceStore(db, [botScopeRule, botIdentifierRule]);
   // Fresh statistics help the first searches; they need not delay readiness.
   store.statistics.analyzeInBackground();
   const clients = new ClientRegistry(new ClientStore(db), db.notices);
