@@ -11,7 +11,7 @@ import { ScopeError, Scopes } from './scopes.js';
 import type { AccessClaims } from './token-service.js';
 
 /** A Bot without `scope` reads and writes the project's resources: Medplum's default. */
-export const DEFAULT_BOT_SCOPE = FULL_ACCESS;
+const DEFAULT_SCOPES = Scopes.parse(FULL_ACCESS);
 
 export function botAccess(bot: FhirResource, caller: AccessClaims): AccessClaims {
   const own = botScopes(bot);
@@ -29,8 +29,8 @@ export function botAccess(bot: FhirResource, caller: AccessClaims): AccessClaims
  * The scopes `Bot.scope` names. Writes refuse a scope that does not parse (bot-scope-rule.ts);
  * a Bot stored before that check with one does not run (400) rather than run with a guess.
  */
-export function botScopes(bot: FhirResource): Scopes {
-  if (bot.scope === undefined) return Scopes.parse(DEFAULT_BOT_SCOPE);
+function botScopes(bot: FhirResource): Scopes {
+  if (bot.scope === undefined) return DEFAULT_SCOPES;
   try {
     return Scopes.parse(String(bot.scope));
   } catch (error) {

@@ -5,6 +5,10 @@
  * `Bot.runAsUser`), never admin rights. Over HTTP, on every engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { botAccess } from '../../runtime/access/bot-access.js';
+import { Scopes } from '../../runtime/access/scopes.js';
+import type { AccessClaims } from '../../runtime/access/token-service.js';
+import { FhirError } from '../../runtime/model/fhir-error.js';
 import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { expectOutcome, scopedClient, storedVersions, tokenRequest } from './helpers.js';
@@ -28,6 +32,57 @@ const PROBE = `export async function handler(fhir, event) {
 }`;
 
 const ECHO = `export async function handler(fhir, event) { return 'ran: ' + event.input; }`;
+
+describe('botAccess', () => {
+  const caller = (scope: string, admin = false): AccessClaims => ({
+    clientId: 'c',
+    projectId: 'p',
+    scopes: Scopes.parse(scope),
+    admin,
+    expires: 0,
+  });
+  const bot = (extra: object = {}) => ({ resourceType: 'Bot', id: 'b', ...extra });
+
+  it.each([
+    ['no scope', {}, 'system/Patient.rs', 'system/*.cruds'],
+    ['its scope', { scope: 'system/Patient.rs' }, 'system/*.cruds', 'system/Patient.rs'],
+    ['runAsUser false', { runAsUser: false }, 'system/Patient.r', 'system/*.cruds'],
+    [
+      'runAsUser',
+      { runAsUser: true },
+      'system/Patient.rs system/Bot.r',
+      'system/Bot.r system/Patient.rs',
+    ],
+    [
+      'runAsUser and its scope',
+      { runAsUser: true, scope: 'system/*.rs system/Bot.$execute' },
+      'system/Patient.cruds system/Bot.$execute',
+      'system/Patient.rs system/Bot.$execute',
+    ],
+  ])(
+    'with %s runs with its own scopes, within the caller’s for runAsUser',
+    (_n, extra, callerScope, scopes) => {
+      const access = botAccess(bot(extra), caller(callerScope));
+      expect(access.scopes.toString()).toBe(Scopes.parse(scopes).toString());
+      expect(access).toMatchObject({ clientId: 'Bot/b', projectId: 'p', admin: false });
+    },
+  );
+
+  it('runs as an admin caller with the execute permission an admin has, but never as admin', () => {
+    const access = botAccess(
+      bot({ runAsUser: true, scope: 'system/Bot.r system/Bot.$execute' }),
+      caller('system/*.cruds', true),
+    );
+    expect(access.scopes.toString()).toBe('system/Bot.r system/Bot.$execute');
+    expect(access.admin).toBe(false);
+  });
+
+  it('refuses to run a stored Bot whose scope does not parse (400, naming Bot.scope)', () => {
+    const run = () => botAccess(bot({ scope: 'user/*.*' }), caller('system/*.cruds', true));
+    expect(run).toThrow(FhirError);
+    expect(run).toThrow(/Bot\/b has a scope that does not parse/);
+  });
+});
 
 describe.each(await availableEngines())('bots’ own access on %s', (engine) => {
   let server: TestServer;

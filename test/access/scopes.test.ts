@@ -78,6 +78,70 @@ describe('Scopes.parse', () => {
   });
 });
 
+describe('the execute permission and combining scopes', () => {
+  it.each([
+    ['system/Bot.$execute', true, 'system/Bot.$execute'],
+    ['system/Bot.r system/Bot.$execute', true, 'system/Bot.r system/Bot.$execute'],
+    ['system/*.cruds system/Bot.$execute', true, 'system/*.cruds system/Bot.$execute'],
+    ['system/*.cruds', false, 'system/*.cruds'],
+    ['system/*.*', false, 'system/*.cruds'],
+    ['system/Bot.cruds', false, 'system/Bot.cruds'],
+  ])('%j grants $execute on Bot: %s, reads back as %j', (text, executes, normal) => {
+    const scopes = Scopes.parse(text);
+    expect(scopes.allows('Bot', '$execute')).toBe(executes);
+    expect(scopes.allows('Patient', '$execute')).toBe(false);
+    expect(scopes.toString()).toBe(normal);
+    expect(Scopes.parse(normal).toString()).toBe(normal);
+  });
+
+  it.each([
+    'system/Patient.$execute',
+    'system/*.$execute',
+    'system/Bot.$run',
+    'system/Bot.$EXECUTE',
+    'system/Bot.r$execute',
+  ])('refuses %j, naming system/Bot.$execute or the scope', (text) => {
+    expect(() => Scopes.parse(text)).toThrow(ScopeError);
+    expect(() => Scopes.parse(text)).toThrow(text);
+  });
+
+  // [a, b, a ∩ b]
+  it.each([
+    ['system/*.cruds', 'system/Patient.rs', 'system/Patient.rs'],
+    ['system/*.rs', 'system/*.cruds', 'system/*.rs'],
+    ['system/*.rs', 'system/Patient.cruds', 'system/Patient.rs'],
+    ['system/*.r system/Patient.cs', 'system/*.rs', 'system/*.r system/Patient.s'],
+    ['system/Patient.rs', 'system/Observation.rs', ''],
+    [
+      'system/*.cruds system/Bot.$execute',
+      'system/Bot.r system/Bot.$execute',
+      'system/Bot.r system/Bot.$execute',
+    ],
+    ['system/*.cruds system/Bot.$execute', 'system/*.cruds', 'system/*.cruds'],
+    ['', 'system/*.cruds', ''],
+  ])('%j ∩ %j is %j, either way round', (a, b, both) => {
+    expect(Scopes.parse(a).intersect(Scopes.parse(b)).toString()).toBe(both);
+    expect(Scopes.parse(b).intersect(Scopes.parse(a)).toString()).toBe(both);
+  });
+
+  it('intersects to what both allow on every type', () => {
+    const a = Scopes.parse('system/*.r system/Patient.cs system/Observation.u');
+    const b = Scopes.parse('system/*.s system/Patient.cr system/Bot.$execute');
+    const both = a.intersect(b);
+    for (const type of ['Patient', 'Observation', 'Bot', 'Encounter'])
+      for (const p of [...ALL, '$execute'] as const)
+        expect(both.allows(type, p), `${type} ${p}`).toBe(a.allows(type, p) && b.allows(type, p));
+  });
+
+  it('unites and covers with the execute permission', () => {
+    const full = Scopes.parse('system/*.cruds');
+    const run = Scopes.parse('system/Bot.$execute');
+    expect(full.union(run).toString()).toBe('system/*.cruds system/Bot.$execute');
+    expect(full.covers(run)).toBe(false);
+    expect(full.union(run).covers(Scopes.parse('system/Bot.r system/Bot.$execute'))).toBe(true);
+  });
+});
+
 const fixtures = [
   { resourceType: 'Organization', id: 'org1', name: 'Acme' },
   { resourceType: 'Patient', id: 'p1', managingOrganization: { reference: 'Organization/org1' } },
