@@ -16,7 +16,8 @@ export function clientCommand<T>(yargs: Argv<T>) {
             .option('scope', {
               type: 'string',
               demandOption: true,
-              describe: 'SMART scopes, e.g. "system/Patient.rs system/Bot.r"',
+              describe:
+                "SMART scopes, e.g. 'system/Patient.rs system/Bot.r system/Bot.$execute' (runs bots)",
             }),
         async (argv) => {
           const client = await ServerClient.connect(connectionOf(argv));
