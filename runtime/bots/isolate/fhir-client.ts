@@ -5,15 +5,18 @@
  * server (URLs, `searchOne`, `searchResources`' ResourceArray, `searchResourcePages`) is done
  * here. A failed call rejects with an Error made when the bot called, so that its stack shows the
  * bot's own line, whose message names the method (`fhir.readResource: …`) and which carries the
- * OperationOutcome as `outcome`, as Medplum's OperationOutcomeError does.
+ * OperationOutcome as `outcome`, as Medplum's OperationOutcomeError does. Its methods are those
+ * of fhir-methods.ts; fhir-prelude.ts makes the client bots see, and the unsupported methods.
  */
 import { base64Of, blobOf } from './fhir-binary.js';
 import { hasPair, queryPairs, withPair, type QueryPairs } from './fhir-query.js';
-import { UNSUPPORTED_ASYNC, UNSUPPORTED_SYNC, unsupportedMessage } from './fhir-unsupported.js';
 import type { IsolateHost } from './isolate-host.js';
 
-/** Captured while the isolate is prepared: a bot that replaces them changes nothing here. */
-const ErrorType = Error;
+/**
+ * The isolate's Error, as it was while the isolate was prepared (the client is compiled later,
+ * perhaps after a bot replaced the global): set by createFhirClient.
+ */
+let ErrorType: ErrorConstructor = Error;
 const { assign, freeze } = Object;
 
 interface Bundle {
@@ -29,7 +32,8 @@ export interface FhirClient {
   readonly setBaseUrl: (baseUrl: unknown) => void;
 }
 
-export function createFhirClient(host: IsolateHost): FhirClient {
+export function createFhirClient(host: IsolateHost, originalError: ErrorConstructor): FhirClient {
+  ErrorType = originalError;
   let baseUrl = '';
   const fhirBase = () => `${baseUrl}fhir/R4/`;
 
@@ -191,13 +195,6 @@ export function createFhirClient(host: IsolateHost): FhirClient {
     isLoading: () => false,
     getInitPromise: () => Promise.resolve(),
   };
-  for (const method of UNSUPPORTED_ASYNC.split(' '))
-    client[method] = () => Promise.reject(new ErrorType(unsupportedMessage(method)));
-  for (const method of UNSUPPORTED_SYNC.split(' '))
-    client[method] = () => {
-      throw new ErrorType(unsupportedMessage(method));
-    };
-
   return {
     client: freeze(client),
     setBaseUrl: (value) => {
