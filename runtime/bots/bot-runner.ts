@@ -5,11 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
-import type { ClientRegistry } from '../access/client-registry.js';
+import { FULL_ACCESS, type ClientRegistry } from '../access/client-registry.js';
+import { Scopes } from '../access/scopes.js';
+import type { AccessClaims } from '../access/token-service.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import { Hl7Message } from '../hl7/hl7-message.js';
+import { fhirError } from '../model/fhir-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -53,7 +56,20 @@ export interface BotExecution {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   /** The server's public root URL with a trailing slash, as Medplum's `event.baseUrl`. */
   readonly baseUrl: string;
+  /** What the bot's `fhir` client may do; by default everything in its project. */
+  readonly access?: AccessClaims;
 }
+
+/** Where a run started by another bot (`fhir.executeBot`) stands in its chain. */
+interface Nesting {
+  /** 0 for a run a client asked for, one more for each bot in between. */
+  readonly depth: number;
+  /** When the run that started the chain must end (ms since the epoch). */
+  readonly deadline: number;
+}
+
+/** Bots in one chain of bots calling bots, the first one included. */
+export const MAX_BOT_DEPTH = 5;
 
 export type BotOutcome = SandboxResult & { readonly traceId: string };
 
@@ -78,7 +94,7 @@ const HL7_LAZY: Prelude = {
  * Parses the input text into an Hl7Message inside the sandbox before the handler sees it. Only
  * for an HL7 body: a JSON object or a form with an `__hl7` key is the client's data, not HL7.
  */
-const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event);`;
+const HL7_EVENT = `globalThis.__graphirReviveEvent = ((revive) => (event) => (event = revive(event), event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event))(globalThis.__graphirReviveEvent);`;
 
 /**
  * Two arrays, always the same: sandbox workers prepare isolates ahead for each. HL7 input always
@@ -95,14 +111,8 @@ export class BotRunner {
     return this.options.scheduler.run(execution.projectId, () => this.run(execution));
   }
 
-  private async run({
-    projectId,
-    bot,
-    input,
-    callerId,
-    headers,
-    baseUrl,
-  }: BotExecution): Promise<BotOutcome> {
+  private async run(execution: BotExecution, nesting?: Nesting): Promise<BotOutcome> {
+    const { projectId, bot, input, callerId, headers, baseUrl } = execution;
     const { store, schema, clients, pool, searchLimits, queryLimits, botLimits } = this.options;
     const traceId = randomUUID();
     const event = {
@@ -118,18 +128,49 @@ export class BotRunner {
     };
     const started = new Date();
     const code = String(bot.code ?? '');
+    const depth = nesting?.depth ?? 0;
+    // A bot started by another ends when that one must: its time is bounded by what is left.
+    const timeoutMs = Math.min(
+      timeoutOf(bot, botLimits) * 1000,
+      nesting ? nesting.deadline - Date.now() : Infinity,
+    );
+    const deadline = nesting?.deadline ?? Date.now() + timeoutMs;
+    const access = execution.access ?? projectAccess(projectId);
+    const runBot = (child: FhirResource, childInput: BotInput) => {
+      if (depth + 1 >= MAX_BOT_DEPTH)
+        throw fhirError(
+          400,
+          'too-costly',
+          `Bots may call bots at most ${MAX_BOT_DEPTH - 1} deep: Bot/${bot.id} is at the limit`,
+        );
+      const childExecution = { ...execution, bot: child, input: childInput, access };
+      return this.run(childExecution, { depth: depth + 1, deadline });
+    };
     const host = afterQueuedAudits(
-      createBotHost({ store, schema, limits: searchLimits, queryLimits, projectId }),
+      createBotHost({
+        store,
+        schema,
+        limits: searchLimits,
+        queryLimits,
+        projectId,
+        access,
+        baseUrl,
+        runBot,
+      }),
       () => this.options.audit.settledFor(projectId),
     );
-    const result = await pool.run({
-      code,
-      event,
-      preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
-      timeoutMs: timeoutOf(bot, botLimits) * 1000,
-      memoryBytes: botLimits.memoryBytes,
-      host,
-    });
+    const result =
+      timeoutMs > 0
+        ? await pool.run({
+            code,
+            event,
+            preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
+            timeoutMs,
+            memoryBytes: botLimits.memoryBytes,
+            host,
+            depth,
+          })
+        : ({ status: 'timeout', console: '', durationMs: 0 } as const);
     this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
     this.options.metrics?.observeBot(result.status, result.durationMs);
     if (result.console) {
@@ -157,6 +198,17 @@ function afterQueuedAudits(host: SandboxHost, settled: () => Promise<void>): San
   return async (method, args) => {
     if (args.some((arg) => typeof arg === 'string' && arg.includes('AuditEvent'))) await settled();
     return host(method, args);
+  };
+}
+
+/** Today a bot may do anything in its project (its own scopes come with bot-access). */
+function projectAccess(projectId: string): AccessClaims {
+  return {
+    clientId: 'bot',
+    projectId,
+    scopes: Scopes.parse(FULL_ACCESS),
+    admin: false,
+    expires: Infinity,
   };
 }
 

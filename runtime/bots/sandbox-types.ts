@@ -36,6 +36,11 @@ export interface SandboxRequest {
   readonly timeoutMs: number;
   readonly memoryBytes: number;
   readonly host: SandboxHost;
+  /**
+   * How deep in a chain of bots calling bots (`fhir.executeBot`) this run is: 0 or absent for
+   * one a client asked for. Each depth runs in workers of its own (sandbox-pool.ts).
+   */
+  readonly depth?: number;
 }
 
 /** main → worker: run a bot. */
