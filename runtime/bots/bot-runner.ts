@@ -17,6 +17,7 @@ import type { AuditLog } from './audit-log.js';
 import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
 import { HL7_V2_ER7, type BotInput } from './bot-input.js';
+import { mapBotStack } from './source-map-stack.js';
 import type { Prelude, SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
 
 export interface BotLimits {
@@ -122,7 +123,7 @@ export class BotRunner {
       createBotHost({ store, schema, limits: searchLimits, queryLimits, projectId }),
       () => this.options.audit.settledFor(projectId),
     );
-    const result = await pool.run({
+    const ran = await pool.run({
       code,
       event,
       preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
@@ -130,6 +131,7 @@ export class BotRunner {
       memoryBytes: botLimits.memoryBytes,
       host,
     });
+    const result = atBotSources(ran, bot);
     this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
     this.options.metrics?.observeBot(result.status, result.durationMs);
     if (result.console) {
@@ -146,6 +148,21 @@ export class BotRunner {
     }
     return { ...result, traceId };
   }
+}
+
+/**
+ * The error's stack and the console with positions in the bot's own files, through the Bot's
+ * source map when its code is a bundle (source-map-stack.ts).
+ */
+function atBotSources(result: SandboxResult, bot: FhirResource): SandboxResult {
+  const sourceMap = typeof bot.sourceMap === 'string' ? bot.sourceMap : undefined;
+  const version = (bot.meta as { versionId?: unknown } | undefined)?.versionId;
+  const key = typeof version === 'string' ? `${bot.id}/${version}` : undefined;
+  const console = mapBotStack(result.console, sourceMap, key);
+  if (result.status === 'error' && result.stack !== undefined) {
+    return { ...result, console, stack: mapBotStack(result.stack, sourceMap, key) };
+  }
+  return console === result.console ? result : { ...result, console };
 }
 
 /**
@@ -210,6 +227,9 @@ function auditEvent(
           detail('status', result.status),
           detail('duration-ms', String(Math.round(result.durationMs))),
           detail('trace-id', traceId),
+          ...(result.status === 'error' && result.stack
+            ? [detail('stack', storable(result.stack))]
+            : []),
           ...(result.console
             ? [detail('console', storable(result.console.slice(-CONSOLE_TAIL)))]
             : []),
