@@ -105,10 +105,14 @@ function withoutMapComment(code: string): string {
   return code.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
 }
 
-/** `src/bot.ts:3:9: Expected ";" but found "b"` (the column from 1). */
+/**
+ * `src/bot.ts:3:9: Expected ";" but found "b"` (the column from 1); an import of one of Node's
+ * modules says why it cannot be had (esbuild's own note suggests bundling for Node).
+ */
 function describeMessage(message: Message): string {
   const where = message.location
     ? `${message.location.file}:${message.location.line}:${message.location.column + 1}: `
     : '';
-  return `${where}${message.text}`;
+  const nodeModule = message.notes.some((note) => /built into node/i.test(note.text));
+  return `${where}${message.text}${nodeModule ? " (one of Node's modules: bots run in a sandbox without them)" : ''}`;
 }
