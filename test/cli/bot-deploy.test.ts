@@ -68,11 +68,15 @@ import { greeting } from './format';
 interface Input {
   readonly id: string;
   readonly fail?: boolean;
+  readonly log?: boolean;
 }
 
 export async function handler(medplum: unknown, event: { input: Input }): Promise<unknown> {
   if (event.input.fail) {
     throw new Error('asked to fail');
+  }
+  if (event.input.log) {
+    console.error(new Error('logged, not thrown'));
   }
   const reference: string = getReferenceString({ resourceType: 'Patient', id: event.input.id });
   return { reference, greeting: greeting(event.input.id) };
@@ -208,6 +212,23 @@ describe('graphir bot deploy', () => {
     expect(stacks.map((detail: any) => detail.valueString)).toEqual(
       expect.arrayContaining([stack.diagnostics, deeper.body.issue[1].diagnostics]),
     );
+
+    // Frames in the console are mapped too.
+    const logged = await server.fhir(`/Bot/${id}/$execute`, {
+      method: 'POST',
+      body: JSON.stringify({ id: '2', log: true }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(logged.status).toBe(200);
+    const traceId = logged.headers.get('X-Trace-Id');
+    const latest = await (
+      await server.fhir(`/AuditEvent?entity=Bot/${id}&outcome=0&_sort=-_lastUpdated&_count=1`)
+    ).json();
+    const latestDetails = latest.entry[0].resource.entity[0].detail;
+    expect(latestDetails).toContainEqual({ type: 'trace-id', valueString: traceId });
+    const consoleTail = latestDetails.find((detail: any) => detail.type === 'console').valueString;
+    expect(consoleTail).toContain('Error: logged, not thrown');
+    expect(consoleTail).toContain(`(src/my-bot.ts:${lineOf(BOT, "new Error('logged")}:`);
 
     // The command reports the failure in one line, without the stack.
     const run = await graphir(server, project, ['bot', 'execute', id, '--get', 'fail=yes']);
