@@ -20,6 +20,7 @@ import type { AuditLog } from './audit-log.js';
 import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
 import { HL7_V2_ER7, type BotInput } from './bot-input.js';
+import { mapBotStack } from './source-map-stack.js';
 import type { Prelude, SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
 
 export interface BotLimits {
@@ -159,7 +160,7 @@ export class BotRunner {
       }),
       () => this.options.audit.settledFor(projectId),
     );
-    const result =
+    const ran =
       timeoutMs > 0
         ? await pool.run({
             code,
@@ -171,6 +172,7 @@ export class BotRunner {
             depth,
           })
         : ({ status: 'timeout', console: '', durationMs: 0 } as const);
+    const result = atBotSources(ran, bot);
     this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
     this.options.metrics?.observeBot(result.status, result.durationMs);
     if (result.console) {
@@ -187,6 +189,21 @@ export class BotRunner {
     }
     return { ...result, traceId };
   }
+}
+
+/**
+ * The error's stack and the console with positions in the bot's own files, through the Bot's
+ * source map when its code is a bundle (source-map-stack.ts).
+ */
+function atBotSources(result: SandboxResult, bot: FhirResource): SandboxResult {
+  const sourceMap = typeof bot.sourceMap === 'string' ? bot.sourceMap : undefined;
+  const version = (bot.meta as { versionId?: unknown } | undefined)?.versionId;
+  const key = typeof version === 'string' ? `${bot.id}/${version}` : undefined;
+  const console = mapBotStack(result.console, sourceMap, key);
+  if (result.status === 'error' && result.stack !== undefined) {
+    return { ...result, console, stack: mapBotStack(result.stack, sourceMap, key) };
+  }
+  return console === result.console ? result : { ...result, console };
 }
 
 /**
@@ -262,6 +279,9 @@ function auditEvent(
           detail('status', result.status),
           detail('duration-ms', String(Math.round(result.durationMs))),
           detail('trace-id', traceId),
+          ...(result.status === 'error' && result.stack
+            ? [detail('stack', storable(result.stack))]
+            : []),
           ...(result.console
             ? [detail('console', storable(result.console.slice(-CONSOLE_TAIL)))]
             : []),
