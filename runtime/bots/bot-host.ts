@@ -1,21 +1,23 @@
 /**
- * The `fhir` client a bot receives, host side: each method the sandbox forwards runs against
- * the store with the bot's access (runtime/access/bot-access.ts), authorized as REST and
- * GraphQL are, through the same code.
+ * The `fhir` client a bot receives, host side: each host call the isolate's client
+ * (isolate/fhir-client.ts) makes, its arguments checked, run as a FHIR interaction with the
+ * bot's access (bot-interactions.ts); `request` for `fhir.get/post/…` (bot-requests.ts);
+ * `executeBot` through the bot runner (nested-bots.ts).
  */
 import type { GraphQLSchema } from 'graphql';
-import { searchableTypes } from '../../generated/search/index.js';
-import { authorize } from '../access/authorize.js';
+import { authorizeExecute } from '../access/authorize.js';
 import type { AccessClaims } from '../access/token-service.js';
-import type { Interaction } from '../access/scopes.js';
-import { parseSearchRequest, type SearchLimits } from '../rest/search-request.js';
-import type { FhirResource } from '../model/fhir-resource.js';
+import { FHIR_BASE } from '../http/rest-routes.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
-import { checkQuery, runQuery } from '../graphql/run-query.js';
-import { createStoreDataSource } from '../graphql/store-data-source.js';
 import { fhirError } from '../model/fhir-error.js';
+import type { FhirResource } from '../model/fhir-resource.js';
+import type { SearchLimits } from '../rest/search-request.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { searchResources } from '../store/search-store.js';
+import type { BotInput } from './bot-input.js';
+import { BotInteractions } from './bot-interactions.js';
+import { routeRequest } from './bot-requests.js';
+import { findBot, nestedAnswer, nestedInput, type WireBody } from './nested-bots.js';
+import type { SandboxResult } from './sandbox-types.js';
 
 export interface BotHostOptions {
   readonly store: ResourceStore;
@@ -23,84 +25,96 @@ export interface BotHostOptions {
   readonly limits: SearchLimits;
   readonly queryLimits: QueryLimits;
   readonly projectId: string;
-  /** The bot's own access: every call is authorized with it. */
+  /** What the bot may do: each call is authorized against it as REST authorizes a token. */
   readonly access: AccessClaims;
+  /** The server's public root URL with a trailing slash (`event.baseUrl`). */
+  readonly baseUrl: string;
+  /** Runs another bot of the project for `fhir.executeBot` (BotRunner, one level deeper). */
+  readonly runBot: (bot: FhirResource, input: BotInput) => Promise<SandboxResult>;
 }
 
 export type HostCall = (method: string, args: unknown[]) => Promise<unknown>;
 
-export function createBotHost({
-  store,
-  schema,
-  limits,
-  queryLimits,
-  projectId,
-  access,
-}: BotHostOptions): HostCall {
-  const allowed = (type: unknown, interaction: Interaction): string => {
-    const resourceType = knownType(type);
-    authorize(access, resourceType, interaction);
-    return resourceType;
-  };
-  const search = async (type: unknown, query: unknown): Promise<FhirResource[]> => {
-    const resourceType = allowed(type, 's');
-    const request = parseSearchRequest(resourceType, toParams(query), limits);
-    return [
-      ...(await searchResources(store.searchSource(), projectId, resourceType, request)).matches,
-    ];
+export function createBotHost(options: BotHostOptions): HostCall {
+  const { store, projectId, limits, baseUrl, runBot } = options;
+  const interactions = new BotInteractions({
+    ...options,
+    base: `${baseUrl.replace(/\/$/, '')}${FHIR_BASE}`,
+  });
+  const executeBot = async (
+    idOrIdentifier: unknown,
+    body: WireBody,
+    contentType: string | null,
+  ) => {
+    authorizeExecute(options.access);
+    const bot = await findBot(store, projectId, limits, idOrIdentifier);
+    return nestedAnswer(await runBot(bot, nestedInput(body, contentType)));
   };
   const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {
-    readResource: async (type, id) => store.read(projectId, allowed(type, 'r'), text(id, 'id')),
-    searchResources: search,
-    searchOne: async (type, query) => (await search(type, withCount(query)))[0] ?? null,
-    createResource: async (resource) => {
-      const value = resourceOf(resource);
-      allowed(value.resourceType, 'c');
-      return (await store.write(projectId, [{ kind: 'create', resource: value }]))[0].resource;
-    },
-    updateResource: async (resource) => {
-      const value = resourceOf(resource);
-      allowed(value.resourceType, 'u');
-      const id = text(value.id, 'resource.id');
-      return (
-        await store.write(projectId, [
-          { kind: 'update', resourceType: value.resourceType, id, resource: value },
-        ])
-      )[0].resource;
-    },
-    deleteResource: async (type, id) => {
-      await store.write(projectId, [
-        { kind: 'delete', resourceType: allowed(type, 'd'), id: text(id, 'id') },
-      ]);
-      return null;
-    },
-    // As `$graphql` runs them: the same dialect, limits and FHIRPath budget.
-    graphql: async (query, variables) => {
-      const request = {
-        query: text(query, 'query'),
-        variables: (variables ?? {}) as Record<string, unknown>,
+    readResource: (type, id) => interactions.read(text(type, 'resourceType'), text(id, 'id')),
+    readHistory: (type, id) => interactions.history(text(type, 'resourceType'), text(id, 'id')),
+    readVersion: (type, id, vid) =>
+      interactions.readVersion(text(type, 'resourceType'), text(id, 'id'), text(vid, 'vid')),
+    search: (type, query) => interactions.search(text(type, 'resourceType'), params(query)),
+    createResource: (resource) => interactions.create(resourceOf(resource)),
+    createResourceIfNoneExist: (resource, query) =>
+      interactions.create(resourceOf(resource), text(query, 'query')),
+    updateResource: (resource) => interactions.update(resourceOf(resource)),
+    upsertResource: (resource, query) => interactions.upsert(resourceOf(resource), params(query)),
+    patchResource: (type, id, operations) =>
+      interactions.patch(text(type, 'resourceType'), text(id, 'id'), operations),
+    deleteResource: (type, id) => interactions.delete(text(type, 'resourceType'), text(id, 'id')),
+    executeBatch: (bundle) => interactions.batch(bundle),
+    graphql: (query, operationName, variables) =>
+      interactions.graphql(
+        text(query, 'query'),
+        operationName === null ? undefined : text(operationName, 'operationName'),
+        variablesOf(variables),
+      ),
+    executeBot: (idOrIdentifier, body, contentType) =>
+      executeBot(idOrIdentifier, wireBody(body), optionalText(contentType, 'contentType')),
+    // An R4 Binary has no element for Medplum's file name: it is not kept.
+    createBinary: (data, contentType) =>
+      interactions.create({
+        resourceType: 'Binary',
+        contentType: optionalText(contentType, 'contentType') ?? 'application/octet-stream',
+        data: text(data, 'data'),
+      }),
+    download: async (url) => {
+      const resource = (await routeRequest(
+        { interactions, executeBot },
+        'GET',
+        binaryUrl(text(url, 'url')),
+        null,
+        null,
+      )) as FhirResource;
+      if (resource.resourceType === 'Binary')
+        return { contentType: resource.contentType, data: resource.data ?? '' };
+      return {
+        contentType: 'application/fhir+json',
+        data: Buffer.from(JSON.stringify(resource)).toString('base64'),
       };
-      const checked = checkQuery(schema, request, queryLimits);
-      if (checked.errors) return { errors: checked.errors.map((e) => ({ message: e.message })) };
-      const data = createStoreDataSource(store, projectId, access, limits);
-      const result = await runQuery(checked.run, schema, {}, data, request, queryLimits);
-      return JSON.parse(JSON.stringify(result));
     },
+    request: (method, url, body, contentType) =>
+      routeRequest(
+        { interactions, executeBot },
+        text(method, 'method'),
+        text(url, 'url'),
+        wireBody(body),
+        optionalText(contentType, 'contentType'),
+      ),
   };
-  return (method, args) => {
-    const run = methods[method];
+  return async (method, args) => {
+    const run = Object.hasOwn(methods, method) ? methods[method] : undefined;
     if (!run)
-      return Promise.reject(
-        fhirError(400, 'not-supported', `fhir.${method} is not a method of the bot's client`),
-      );
+      throw fhirError(400, 'not-supported', `fhir.${method} is not a method of the bot's client`);
     return run(...args);
   };
 }
 
-function knownType(type: unknown): string {
-  if (typeof type !== 'string' || !searchableTypes.has(type))
-    throw fhirError(400, 'invalid', `${String(type)} is not a resource type`);
-  return type;
+/** `Binary/{id}` as Medplum's `download` takes it, under the FHIR base. */
+function binaryUrl(url: string): string {
+  return url.startsWith('Binary/') ? `fhir/R4/${url}` : url;
 }
 
 function text(value: unknown, name: string): string {
@@ -109,34 +123,38 @@ function text(value: unknown, name: string): string {
   return value;
 }
 
+function optionalText(value: unknown, name: string): string | null {
+  return value === null || value === undefined ? null : text(value, name);
+}
+
 function resourceOf(value: unknown): FhirResource {
-  if (
-    !value ||
-    typeof value !== 'object' ||
-    typeof (value as FhirResource).resourceType !== 'string'
-  ) {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
     throw fhirError(400, 'invalid', 'Expected a FHIR resource');
-  }
   return value as FhirResource;
 }
 
-/** A query as `name=x&gender=male`, or as an object of strings (or string arrays). */
-function toParams(query: unknown): URLSearchParams {
-  if (query === undefined || query === null) return new URLSearchParams();
-  if (query instanceof URLSearchParams) return new URLSearchParams(query);
-  if (typeof query === 'string') return new URLSearchParams(query.replace(/^\?/, ''));
-  if (typeof query === 'object' && !Array.isArray(query)) {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query)) {
-      for (const item of Array.isArray(value) ? value : [value]) params.append(key, String(item));
-    }
-    return params;
-  }
-  throw fhirError(400, 'invalid', 'A search query is a string or an object');
+/** Name/value pairs from the isolate's client (isolate/fhir-query.ts). */
+function params(query: unknown): URLSearchParams {
+  const pairs = Array.isArray(query) ? query : [];
+  if (
+    !Array.isArray(query) ||
+    !pairs.every((p) => Array.isArray(p) && p.length === 2 && p.every((s) => typeof s === 'string'))
+  )
+    throw fhirError(400, 'invalid', 'A search query is a list of [name, value] pairs');
+  return new URLSearchParams(pairs as [string, string][]);
 }
 
-function withCount(query: unknown): URLSearchParams {
-  const params = toParams(query);
-  params.set('_count', '1');
-  return params;
+function variablesOf(value: unknown): Record<string, unknown> {
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw fhirError(400, 'invalid', 'GraphQL variables must be an object');
+  return value as Record<string, unknown>;
+}
+
+function wireBody(value: unknown): WireBody {
+  if (value === null || value === undefined) return null;
+  const body = value as { text?: unknown; json?: unknown };
+  if (typeof body === 'object' && typeof body.text === 'string') return { text: body.text };
+  if (typeof body === 'object' && 'json' in body) return { json: body.json };
+  throw fhirError(400, 'invalid', 'A request body is { text } or { json }');
 }

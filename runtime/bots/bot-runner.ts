@@ -1,7 +1,7 @@
 /**
  * Runs one Bot: its code in the sandbox with the caller's input, the project's secrets and a
- * `fhir` client with the bot's own access (runtime/access/bot-access.ts); then an AuditEvent with the outcome, the duration and
- * the tail of the console output. The HTTP layer turns the outcome into a response.
+ * `fhir` client with the bot's own access (runtime/access/bot-access.ts); then an AuditEvent
+ * with the outcome, the duration and the tail of the console output. The HTTP layer turns the outcome into a response.
  */
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
@@ -12,6 +12,7 @@ import type { QueryLimits } from '../graphql/query-limits.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import { Hl7Message } from '../hl7/hl7-message.js';
+import { fhirError } from '../model/fhir-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -19,6 +20,7 @@ import type { AuditLog } from './audit-log.js';
 import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
 import { HL7_V2_ER7, type BotInput } from './bot-input.js';
+import { mapBotStack } from './source-map-stack.js';
 import type { Prelude, SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
 
 export interface BotLimits {
@@ -49,9 +51,12 @@ export interface BotExecution {
   /** Its current version, read for this execution. */
   readonly bot: FhirResource;
   readonly input: BotInput;
+  /** The client that asked, for the AuditEvent and `event.requester`. */
+  readonly callerId: string;
   /**
-   * The client that asked: named in the AuditEvent and `event.requester`; its scopes bound the
-   * bot's when the bot runs as its caller (`Bot.runAsUser`).
+   * What the caller may do: the client's token, or the access of the bot that ran this one
+   * (`fhir.executeBot`). It bounds the bot's own access when the bot runs as its caller
+   * (`Bot.runAsUser`, runtime/access/bot-access.ts).
    */
   readonly caller: AccessClaims;
   /** The request's headers, without its credentials (`event.headers`). */
@@ -59,6 +64,17 @@ export interface BotExecution {
   /** The server's public root URL with a trailing slash, as Medplum's `event.baseUrl`. */
   readonly baseUrl: string;
 }
+
+/** Where a run started by another bot (`fhir.executeBot`) stands in its chain. */
+interface Nesting {
+  /** 0 for a run a client asked for, one more for each bot in between. */
+  readonly depth: number;
+  /** When the run that started the chain must end (ms since the epoch). */
+  readonly deadline: number;
+}
+
+/** Bots in one chain of bots calling bots, the first one included. */
+export const MAX_BOT_DEPTH = 5;
 
 export type BotOutcome = SandboxResult & { readonly traceId: string };
 
@@ -83,7 +99,7 @@ const HL7_LAZY: Prelude = {
  * Parses the input text into an Hl7Message inside the sandbox before the handler sees it. Only
  * for an HL7 body: a JSON object or a form with an `__hl7` key is the client's data, not HL7.
  */
-const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event);`;
+const HL7_EVENT = `globalThis.__graphirReviveEvent = ((revive) => (event) => (event = revive(event), event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event))(globalThis.__graphirReviveEvent);`;
 
 /**
  * Two arrays, always the same: sandbox workers prepare isolates ahead for each. HL7 input always
@@ -100,17 +116,10 @@ export class BotRunner {
     return this.options.scheduler.run(execution.projectId, () => this.run(execution));
   }
 
-  private async run({
-    projectId,
-    bot,
-    input,
-    caller,
-    headers,
-    baseUrl,
-  }: BotExecution): Promise<BotOutcome> {
+  private async run(execution: BotExecution, nesting?: Nesting): Promise<BotOutcome> {
+    const { projectId, bot, input, callerId, caller, headers, baseUrl } = execution;
     const { store, schema, clients, pool, searchLimits, queryLimits, botLimits } = this.options;
     const access = botAccess(bot, caller);
-    const callerId = caller.clientId;
     const traceId = randomUUID();
     const event = {
       bot: { reference: `Bot/${bot.id}` },
@@ -125,18 +134,50 @@ export class BotRunner {
     };
     const started = new Date();
     const code = String(bot.code ?? '');
+    const depth = nesting?.depth ?? 0;
+    // A bot started by another ends when that one must: its time is bounded by what is left.
+    const timeoutMs = Math.min(
+      timeoutOf(bot, botLimits) * 1000,
+      nesting ? nesting.deadline - Date.now() : Infinity,
+    );
+    const deadline = nesting?.deadline ?? Date.now() + timeoutMs;
+    const runBot = (child: FhirResource, childInput: BotInput) => {
+      if (depth + 1 >= MAX_BOT_DEPTH)
+        throw fhirError(
+          400,
+          'too-costly',
+          `Bots may call bots at most ${MAX_BOT_DEPTH - 1} deep: Bot/${bot.id} is at the limit`,
+        );
+      // The child runs with its own access; this bot is its caller (for runAsUser).
+      const childExecution = { ...execution, bot: child, input: childInput, caller: access };
+      return this.run(childExecution, { depth: depth + 1, deadline });
+    };
     const host = afterQueuedAudits(
-      createBotHost({ store, schema, limits: searchLimits, queryLimits, projectId, access }),
+      createBotHost({
+        store,
+        schema,
+        limits: searchLimits,
+        queryLimits,
+        projectId,
+        access,
+        baseUrl,
+        runBot,
+      }),
       () => this.options.audit.settledFor(projectId),
     );
-    const result = await pool.run({
-      code,
-      event,
-      preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
-      timeoutMs: timeoutOf(bot, botLimits) * 1000,
-      memoryBytes: botLimits.memoryBytes,
-      host,
-    });
+    const ran =
+      timeoutMs > 0
+        ? await pool.run({
+            code,
+            event,
+            preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
+            timeoutMs,
+            memoryBytes: botLimits.memoryBytes,
+            host,
+            depth,
+          })
+        : ({ status: 'timeout', console: '', durationMs: 0 } as const);
+    const result = atBotSources(ran, bot);
     this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
     this.options.metrics?.observeBot(result.status, result.durationMs);
     if (result.console) {
@@ -153,6 +194,21 @@ export class BotRunner {
     }
     return { ...result, traceId };
   }
+}
+
+/**
+ * The error's stack and the console with positions in the bot's own files, through the Bot's
+ * source map when its code is a bundle (source-map-stack.ts).
+ */
+function atBotSources(result: SandboxResult, bot: FhirResource): SandboxResult {
+  const sourceMap = typeof bot.sourceMap === 'string' ? bot.sourceMap : undefined;
+  const version = (bot.meta as { versionId?: unknown } | undefined)?.versionId;
+  const key = typeof version === 'string' ? `${bot.id}/${version}` : undefined;
+  const console = mapBotStack(result.console, sourceMap, key);
+  if (result.status === 'error' && result.stack !== undefined) {
+    return { ...result, console, stack: mapBotStack(result.stack, sourceMap, key) };
+  }
+  return console === result.console ? result : { ...result, console };
 }
 
 /**
@@ -217,6 +273,9 @@ function auditEvent(
           detail('status', result.status),
           detail('duration-ms', String(Math.round(result.durationMs))),
           detail('trace-id', traceId),
+          ...(result.status === 'error' && result.stack
+            ? [detail('stack', storable(result.stack))]
+            : []),
           ...(result.console
             ? [detail('console', storable(result.console.slice(-CONSOLE_TAIL)))]
             : []),

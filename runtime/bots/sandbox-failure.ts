@@ -9,10 +9,20 @@ export class Failure extends Error {
   constructor(
     readonly status: 'error' | 'timeout' | 'memory',
     message: string = status,
+    /** The bot's own stack, as botStackOf made it (not this Error's own `stack`, the worker's). */
+    readonly botStack?: string,
   ) {
     super(message);
   }
 }
+
+/**
+ * At most this many frames of a thrown error's stack, and characters of them, are kept: a stack
+ * overflow's stack has thousands, and the stack travels to the main thread, into the response
+ * and the AuditEvent.
+ */
+const STACK_FRAMES = 40;
+const STACK_CHARS = 8192;
 
 /** The most each QuickJS module's WebAssembly memory may grow to, when bounded. */
 const memoryMaximums = new WeakMap<object, number>();
@@ -42,11 +52,26 @@ export function failureOfThrown(
   const { name, message, stack } = describe(thrown);
   if (name === 'InternalError' && /out of memory/i.test(message)) return new Failure('memory');
   if (thrown === null && nearMemoryLimit()) return new Failure('memory');
+  const botStack = botStackOf(name, message, stack);
   if (name === 'SyntaxError' && filename !== undefined) {
     const where = /\((.*?)\)|at (\S+)/.exec(stack)?.slice(1).find(Boolean);
-    return new Failure('error', `Syntax error in ${where ?? filename}: ${message}`);
+    return new Failure('error', `Syntax error in ${where ?? filename}: ${message}`, botStack);
   }
-  return new Failure('error', message);
+  return new Failure('error', message, botStack);
+}
+
+/**
+ * A thrown error's stack as V8 writes one — `Name: message` and then QuickJS's frames,
+ * `    at handler (bot.mjs:12:7)` (line and column from 1) — with at most STACK_FRAMES frames;
+ * undefined when the thrown value has no frames (a string, a plain object).
+ */
+function botStackOf(name: string | undefined, message: string, stack: string): string | undefined {
+  const frames = stack.split('\n').filter((line) => line.trim());
+  if (frames.length === 0) return undefined;
+  const kept = frames.slice(0, STACK_FRAMES);
+  if (frames.length > kept.length) kept.push(`    … ${frames.length - kept.length} more frames`);
+  const text = `${name ?? 'Error'}: ${message}\n${kept.join('\n')}`;
+  return text.length > STACK_CHARS ? `${text.slice(0, STACK_CHARS)}…` : text;
 }
 
 /** The outcome of a run that ended with `error`, once neither limit explains it. */
@@ -58,9 +83,11 @@ export function outcomeOfError(error: unknown, console: string): WorkerOutcome {
     if (error instanceof RangeError) return { status: 'error', message, console };
     return { status: 'error', message: `The sandbox failed: ${message}`, console };
   }
-  return error.status === 'error'
-    ? { status: 'error', message: error.message, console }
-    : { status: error.status, console };
+  if (error.status !== 'error') return { status: error.status, console };
+  const { message, botStack } = error;
+  return botStack === undefined
+    ? { status: 'error', message, console }
+    : { status: 'error', message, stack: botStack, console };
 }
 
 function describe(thrown: unknown): { name?: string; message: string; stack: string } {

@@ -40,6 +40,13 @@ const STACK_BYTES = 256 * 1024;
  */
 const HOST_GLOBAL = '__graphirHost';
 const FHIR_GLOBAL = '__graphirFhir';
+/**
+ * The `fhir` client's implementation (isolate/fhir-client.ts), a lazy global that the prelude
+ * takes before any other code runs: compiling it costs more than an echo execution, so it is
+ * compiled on the client's first call, in the executions that call it.
+ */
+const FHIR_CLIENT_GLOBAL = '__graphirFhirClient';
+const fhirClientSource = () => `() => ({ ${FHIR_CLIENT_GLOBAL}: ${isolateModule('fhir-client')} })`;
 /** A prelude script defines this to map the parsed event before the handler sees it. */
 const REVIVE_EVENT = '__graphirReviveEvent';
 
@@ -153,6 +160,7 @@ class Execution implements PreparedIsolate {
     vm.setProp(host, 'call', call);
     glue.freeze(host);
     vm.defineProp(vm.global, HOST_GLOBAL, { configurable: true, value: host });
+    glue.defineLazy([FHIR_CLIENT_GLOBAL], fhirClientSource(), host);
     const scripts = [isolateModule('fhir-prelude')];
     for (const prelude of preludes) {
       if (typeof prelude === 'string') scripts.push(prelude);

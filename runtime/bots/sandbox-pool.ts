@@ -106,6 +106,13 @@ export class SandboxPool {
   private memoryBytes = 0;
 
   private readonly handOffMs: number;
+  /**
+   * By depth, the workers of runs that a bot started (`fhir.executeBot`), made on first use. A
+   * bot waiting for its child holds its worker: were the child to wait for a worker of the same
+   * pool, bots waiting for children could hold them all. A run waits only for runs one level
+   * deeper, and the deepest level starts none, so every level makes progress.
+   */
+  private readonly nested = new Map<number, SandboxPool>();
 
   constructor(options: { size?: number; handOffMs?: number } = {}) {
     this.size = poolSize(options.size);
@@ -114,6 +121,7 @@ export class SandboxPool {
 
   run(request: SandboxRequest): Promise<SandboxResult> {
     if (this.closed) return Promise.resolve(failed('The sandbox pool is closed', 0));
+    if (request.depth) return this.nestedPool(request.depth).run({ ...request, depth: 0 });
     let eventJson: string;
     try {
       eventJson = JSON.stringify(request.event ?? null);
@@ -130,12 +138,22 @@ export class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    const nested = [...this.nested.values()].map((pool) => pool.close());
     for (const job of this.queue.splice(0)) job.resolve(failed('The sandbox pool is closed', 0));
     const slots = [...this.slots];
     this.slots.clear();
     for (const slot of slots) if (slot.job) this.finish(slot.job, closedOutcome());
     slots.forEach((slot) => this.terminate(slot));
-    await Promise.all(this.terminating);
+    await Promise.all([...this.terminating, ...nested]);
+  }
+
+  private nestedPool(depth: number): SandboxPool {
+    let pool = this.nested.get(depth);
+    if (!pool) {
+      pool = new SandboxPool({ size: this.size, handOffMs: this.handOffMs });
+      this.nested.set(depth, pool);
+    }
+    return pool;
   }
 
   private dispatch(): void {

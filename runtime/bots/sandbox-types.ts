@@ -6,7 +6,7 @@
 /** What one bot execution ended with; `durationMs` is measured on the main thread. */
 export type SandboxResult = (
   | { status: 'ok'; value?: unknown; hl7?: string; console: string }
-  | { status: 'error'; message: string; console: string }
+  | { status: 'error'; message: string; stack?: string; console: string }
   | { status: 'timeout'; console: string }
   | { status: 'memory'; console: string }
 ) & { durationMs: number };
@@ -36,6 +36,11 @@ export interface SandboxRequest {
   readonly timeoutMs: number;
   readonly memoryBytes: number;
   readonly host: SandboxHost;
+  /**
+   * How deep in a chain of bots calling bots (`fhir.executeBot`) this run is: 0 or absent for
+   * one a client asked for. Each depth runs in workers of its own (sandbox-pool.ts).
+   */
+  readonly depth?: number;
 }
 
 /** main → worker: run a bot. */
@@ -68,10 +73,13 @@ export interface HostReplyMessage {
 
 export type ToWorker = RunMessage | HostReplyMessage;
 
-/** What the isolate produced; the pool parses `valueJson` and adds `durationMs`. */
+/**
+ * What the isolate produced; the pool parses `valueJson` and adds `durationMs`. `stack`: the
+ * stack of an error the bot threw, `Name: message` and QuickJS's frames (sandbox-failure.ts).
+ */
 export type WorkerOutcome =
   | { status: 'ok'; valueJson?: string; hl7?: string; console: string }
-  | { status: 'error'; message: string; console: string }
+  | { status: 'error'; message: string; stack?: string; console: string }
   | { status: 'timeout'; console: string }
   | { status: 'memory'; console: string };
 

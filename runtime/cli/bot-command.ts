@@ -1,14 +1,17 @@
 /**
- * `graphir bot deploy <file> --identifier system|value [--name n]`: creates or updates the Bot
- * with that identifier in the caller's project; prints its id.
+ * `graphir bot deploy <file> --identifier system|value [--name n] [--minify]`: bundles the file
+ * (TypeScript or JavaScript, with its imports) and creates or updates the Bot with that
+ * identifier in the caller's project, with the bundle's source map; prints its id (stdout) and
+ * the bundle's size (stderr).
  * `graphir bot execute (<id> | --identifier system|value) [--input file|-] [--get key=value…]`:
  * prints the response body.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Argv } from 'yargs';
+import { BotBundleError, bundleBot, type BotBundle } from './bot-bundle.js';
 import { connectionOf, withConnection } from './options.js';
-import { CliError, ServerClient, describeFailure, isOk } from './server-client.js';
+import { CliError, ServerClient, describeFailure, isOk, type Reply } from './server-client.js';
 
 export function botCommand<T>(yargs: Argv<T>) {
   return yargs.command('bot', 'Deploy and execute bots', (y) =>
@@ -21,20 +24,25 @@ export function botCommand<T>(yargs: Argv<T>) {
             .positional('file', {
               type: 'string',
               demandOption: true,
-              describe: 'JavaScript source of the bot',
+              describe: 'The bot: TypeScript or JavaScript, bundled with its imports',
             })
             .option('identifier', {
               type: 'string',
               demandOption: true,
               describe: 'system|value naming the bot in the project',
             })
-            .option('name', { type: 'string', describe: 'Bot.name (default: the file name)' }),
+            .option('name', { type: 'string', describe: 'Bot.name (default: the file name)' })
+            .option('minify', {
+              type: 'boolean',
+              default: false,
+              describe: 'Minify the bundle (stack frames then name minified functions)',
+            }),
         async (argv) => {
-          const code = await readText(argv.file);
-          const client = await ServerClient.connect(connectionOf(argv));
           const identifier = parseIdentifier(argv.identifier);
+          const bundle = await bundleFile(argv.file, argv.minify);
+          const client = await ServerClient.connect(connectionOf(argv));
           const fallbackName = basename(argv.file, extname(argv.file));
-          console.log(await deployBot(client, code, identifier, argv.name, fallbackName));
+          console.log(await deployBot(client, bundle, identifier, argv.name, fallbackName));
         },
       )
       .command(
@@ -82,7 +90,9 @@ export function botCommand<T>(yargs: Argv<T>) {
               : await client.fhir('POST', `${path}${query}`, await readText(argv.input), {
                   'Content-Type': argv.contentType,
                 });
-          if (!isOk(reply)) throw new CliError(`bot execution failed: ${describeFailure(reply)}`);
+          if (!isOk(reply)) {
+            throw new CliError(`bot execution failed: ${describeFailure(withoutStack(reply))}`);
+          }
           process.stdout.write(reply.text.endsWith('\n') ? reply.text : `${reply.text}\n`);
         },
       )
@@ -103,10 +113,61 @@ export function parseIdentifier(text: string): Identifier {
   return identifier.system ? identifier : { value: identifier.value };
 }
 
-/** Search `Bot?identifier=…`, then PUT the match or POST a new Bot; its id. */
+/**
+ * The file bundled, its size and esbuild's warnings on stderr; a file that does not bundle is a
+ * CliError with esbuild's errors, before anything reaches the server.
+ */
+async function bundleFile(file: string, minify: boolean): Promise<BotBundle> {
+  try {
+    await stat(file);
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  let bundle: BotBundle;
+  try {
+    bundle = await bundleBot(file, { minify });
+  } catch (error) {
+    if (error instanceof BotBundleError)
+      throw new CliError(`cannot bundle ${file}: ${error.message}`);
+    throw error;
+  }
+  for (const warning of bundle.warnings) process.stderr.write(`graphir: warning: ${warning}\n`);
+  const size = (text: string) => formatBytes(Buffer.byteLength(text));
+  process.stderr.write(
+    `bundled ${file} → ${size(bundle.code)} (source map ${size(bundle.sourceMap)})\n`,
+  );
+  return bundle;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * A failed execution's OperationOutcome without the issue holding the bot's stack
+ * (runtime/http/bot-routes.ts): the command reports a failure in one line.
+ */
+function withoutStack(reply: Reply): Reply {
+  let outcome: { resourceType?: unknown; issue?: { severity?: unknown }[] };
+  try {
+    outcome = JSON.parse(reply.text);
+  } catch {
+    return reply;
+  }
+  if (outcome?.resourceType !== 'OperationOutcome' || !Array.isArray(outcome.issue)) return reply;
+  const issue = outcome.issue.filter((entry) => entry?.severity !== 'information');
+  return issue.length === 0 ? reply : { ...reply, text: JSON.stringify({ ...outcome, issue }) };
+}
+
+/**
+ * Search `Bot?identifier=…`, then PUT the match or POST a new Bot, with the bundle's code and
+ * source map; its id.
+ */
 export async function deployBot(
   client: ServerClient,
-  code: string,
+  { code, sourceMap }: Pick<BotBundle, 'code' | 'sourceMap'>,
   identifier: Identifier,
   name: string | undefined,
   fallbackName: string,
@@ -126,6 +187,7 @@ export async function deployBot(
       ...existing,
       name: name ?? existing.name ?? fallbackName,
       code,
+      sourceMap,
     });
     return updated?.id ?? existing.id;
   }
@@ -134,6 +196,7 @@ export async function deployBot(
     name: name ?? fallbackName,
     identifier: [identifier],
     code,
+    sourceMap,
   });
   if (!created?.id) throw new CliError('the server did not answer with the new Bot');
   return created.id;

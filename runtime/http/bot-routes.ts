@@ -37,6 +37,7 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
       projectId: projectOf(ctx),
       bot,
       input,
+      callerId: accessOf(ctx).clientId,
       caller: accessOf(ctx),
       headers: withoutCredentials(ctx.headers),
       baseUrl: `${serverRootOf(ctx)}/`,
@@ -128,12 +129,24 @@ function failure(outcome: BotOutcome): FhirError {
       return fhirError(408, 'timeout', 'The bot ran past its time limit and was stopped');
     case 'memory':
       return fhirError(400, 'too-costly', 'The bot ran past its memory limit and was stopped');
-    default:
-      return fhirError(
-        400,
-        'processing',
-        outcome.status === 'error' ? outcome.message : 'The bot failed',
-      );
+    default: {
+      const message = outcome.status === 'error' ? outcome.message : 'The bot failed';
+      const stack = outcome.status === 'error' ? outcome.stack : undefined;
+      // The message stays the first issue's diagnostics; the stack, when the error has one, is
+      // a second, informational issue (docs/bots.md).
+      return new FhirError(400, [
+        { severity: 'error', code: 'processing', diagnostics: message },
+        ...(stack
+          ? [
+              {
+                severity: 'information' as const,
+                code: 'informational' as const,
+                diagnostics: stack,
+              },
+            ]
+          : []),
+      ]);
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import { capabilityStatementJson } from '../rest/capability-statement.js';
 import { conditionalCreate } from '../rest/conditional-create.js';
 import { CONDITIONAL_DELETE, conditionalDelete } from '../rest/conditional-delete.js';
 import { CONDITIONAL_UPDATE, conditionalUpdate } from '../rest/conditional-update.js';
+import { historyBundle, readVersion } from '../rest/history-bundle.js';
 import { parseJsonPatch } from '../rest/json-patch.js';
 import { patchResource } from '../rest/patch-resource.js';
 import { parseCondition } from '../rest/search-condition.js';
@@ -148,42 +149,17 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
 
   router.get('/:type/:id/_history', async (ctx) => {
     const resourceType = allowed(ctx, ctx.params.type, 'r');
-    const versions = await store.history(projectOf(ctx), resourceType, ctx.params.id);
-    send(ctx, 200, {
-      resourceType: 'Bundle',
-      type: 'history',
-      total: versions.length,
-      entry: versions.map((v) => ({
-        fullUrl: `${base(ctx)}/${resourceType}/${ctx.params.id}`,
-        ...(v.resource ? { resource: v.resource } : {}),
-        request: {
-          method: v.deleted ? 'DELETE' : v.versionId === '1' ? 'POST' : 'PUT',
-          url: `${resourceType}/${ctx.params.id}`,
-        },
-        response: {
-          status: v.deleted ? '204' : v.versionId === '1' ? '201' : '200',
-          etag: `W/"${v.versionId}"`,
-          lastModified: v.lastUpdated,
-        },
-      })),
-    });
+    send(
+      ctx,
+      200,
+      await historyBundle(store, projectOf(ctx), base(ctx), resourceType, ctx.params.id),
+    );
   });
 
   router.get('/:type/:id/_history/:vid', async (ctx) => {
     const resourceType = allowed(ctx, ctx.params.type, 'r');
-    const [version] = await store.history(
-      projectOf(ctx),
-      resourceType,
-      ctx.params.id,
-      versionParameter(ctx.params.vid),
-    );
-    if (version.deleted)
-      throw fhirError(
-        410,
-        'deleted',
-        `Version ${version.versionId} of ${resourceType}/${ctx.params.id} is a deletion`,
-      );
-    sendResource(ctx, 200, version.resource!);
+    const { id, vid } = ctx.params;
+    sendResource(ctx, 200, await readVersion(store, projectOf(ctx), resourceType, id, vid));
   });
 
   async function searchType(ctx: Context, query: URLSearchParams): Promise<void> {
@@ -223,11 +199,6 @@ function allowed(ctx: Context, type: string, interaction: Interaction): string {
   }
   authorize(accessOf(ctx), type, interaction);
   return type;
-}
-
-function versionParameter(vid: string): string {
-  if (!/^\d{1,18}$/.test(vid)) throw fhirError(404, 'not-found', `Version ${vid} is not known`);
-  return vid;
 }
 
 function bodyOf(ctx: Context, resourceType: string): FhirResource {

@@ -455,6 +455,28 @@ describe.each(await availableEngines())('bots’ own access on %s', (engine) => 
     });
   });
 
+  describe('a bot running another bot (fhir.executeBot)', () => {
+    const search = { method: 'searchResources', args: ['Observation', {}] };
+    const run = async (parentScope: string, child: Record<string, unknown>) => {
+      const childId = await createBot({ name: 'child', code: PROBE, ...child });
+      return probe({ scope: parentScope }, 'executeBot', [childId, search, 'application/json']);
+    };
+
+    it('needs system/Bot.$execute in the running bot’s scope', async () => {
+      const result = await run('system/*.cruds', {});
+      expect(result).toMatchObject({ ok: false, code: 'forbidden' });
+      expect(result.message).toMatch(/system\/Bot\.\$execute/);
+    });
+
+    it('gives the child its own access, within the running bot’s for runAsUser', async () => {
+      const parent = 'system/Patient.rs system/Bot.r system/Bot.$execute';
+      const own = await run(parent, {});
+      expect(own).toMatchObject({ ok: true, result: { ok: true } });
+      const asCaller = await run(parent, { runAsUser: true });
+      expect(asCaller).toMatchObject({ ok: true, result: { ok: false, code: 'forbidden' } });
+    });
+  });
+
   describe('Bot.scope is checked when the Bot is written', () => {
     it.each([
       ['a patient scope', 'patient/*.read', /not a system scope/],

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { decodeJwt } from 'jose';
-import type { Bundle, Resource } from '../../generated/types/index.js';
+import type { Bundle, Resource } from '@medplum/fhirtypes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

@@ -8,6 +8,7 @@ import './websocket-stand-in.js';
 import { MedplumClient } from '@medplum/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bundle, Observation, Patient } from '../../generated/types/index.js';
+import type { Bundle as MedplumBundle, Patient as MedplumPatient } from '@medplum/fhirtypes';
 import { GraphirClient, GraphirError } from '../../runtime/client/index.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -16,6 +17,16 @@ const ECHO = `export async function handler(fhir, event) {
 }`;
 
 /** The error a promise fails with; a promise that succeeds fails the test. */
+/**
+ * Graphir's generated types and @medplum/fhirtypes describe the same JSON, but TypeScript sees two
+ * families of types: the same value, typed as Medplum's client wants it.
+ */
+function asMedplum(value: Bundle): MedplumBundle;
+function asMedplum(value: Patient): MedplumPatient;
+function asMedplum(value: Bundle | Patient): MedplumBundle | MedplumPatient {
+  return value as MedplumBundle | MedplumPatient;
+}
+
 async function failureOf(promise: Promise<unknown>): Promise<any> {
   return promise.then(
     (value) => {
@@ -283,7 +294,7 @@ describe('GraphirClient: the methods of MedplumClient', () => {
     it('createResource refuses a resource without a resourceType, before any request', async () => {
       const bad = { name: [{ family: 'x' }] } as unknown as Patient;
       const ours = await failureOf(graphir.createResource(bad));
-      const theirs = await failureOf(medplum.createResource(bad));
+      const theirs = await failureOf(medplum.createResource(asMedplum(bad)));
       expect(ours).toBeInstanceOf(TypeError);
       expect(ours.message).toBe(theirs.message);
     });
@@ -292,7 +303,7 @@ describe('GraphirClient: the methods of MedplumClient', () => {
       const name = family();
       const invalid = patient(name, { birthDate: 'not a date' });
       const ours = await failureOf(graphir.createResource(invalid));
-      const theirs = await failureOf(medplum.createResource(invalid));
+      const theirs = await failureOf(medplum.createResource(asMedplum(invalid)));
       expect(ours).toBeInstanceOf(GraphirError);
       expect(ours.status).toBe(400);
       expect(ours.outcome.issue[0].expression).toBeDefined();
@@ -330,7 +341,7 @@ describe('GraphirClient: the methods of MedplumClient', () => {
       );
       expect(again).toEqual(created);
       const byMedplum = await medplum.createResourceIfNoneExist(
-        patient(name, { identifier: [identifier] }),
+        asMedplum(patient(name, { identifier: [identifier] })),
         query,
       );
       expect(byMedplum).toEqual(created);
@@ -341,7 +352,7 @@ describe('GraphirClient: the methods of MedplumClient', () => {
         graphir.createResourceIfNoneExist(patient(name), `family=${name}`),
       );
       const theirs = await failureOf(
-        medplum.createResourceIfNoneExist(patient(name), `family=${name}`),
+        medplum.createResourceIfNoneExist(asMedplum(patient(name)), `family=${name}`),
       );
       expect(ours).toBeInstanceOf(GraphirError);
       expect(ours.status).toBe(412);
@@ -357,13 +368,13 @@ describe('GraphirClient: the methods of MedplumClient', () => {
       const created = await graphir.createResource(patient(family(), { active: true }));
       const updated = await graphir.updateResource({ ...created, active: false });
       expect(updated).toMatchObject({ id: created.id, active: false, meta: { versionId: '2' } });
-      const byMedplum = await medplum.updateResource({ ...updated, gender: 'other' });
+      const byMedplum = await medplum.updateResource(asMedplum({ ...updated, gender: 'other' }));
       expect(byMedplum.meta?.versionId).toBe('3');
       expect(await graphir.readResource('Patient', created.id)).toEqual(byMedplum);
 
       const withoutId = patient(family());
       const ours = await failureOf(graphir.updateResource(withoutId));
-      const theirs = await failureOf(medplum.updateResource(withoutId));
+      const theirs = await failureOf(medplum.updateResource(asMedplum(withoutId)));
       expect(ours.message).toBe(theirs.message);
     });
 
@@ -382,7 +393,7 @@ describe('GraphirClient: the methods of MedplumClient', () => {
       );
       expect(updated).toMatchObject({ id: created.id, active: false, meta: { versionId: '2' } });
       const byMedplum = await medplum.upsertResource(
-        patient(name, { identifier: [identifier], gender: 'female' }),
+        asMedplum(patient(name, { identifier: [identifier], gender: 'female' })),
         query,
       );
       expect(byMedplum).toMatchObject({
@@ -403,7 +414,7 @@ describe('GraphirClient: the methods of MedplumClient', () => {
         graphir.upsertResource(patient(name, { active: true }), { family: name }),
       );
       const theirs = await failureOf(
-        medplum.upsertResource(patient(name, { active: true }), { family: name }),
+        medplum.upsertResource(asMedplum(patient(name, { active: true })), { family: name }),
       );
       expect(ours).toBeInstanceOf(GraphirError);
       expect(ours.status).toBe(412);
@@ -494,8 +505,8 @@ describe('GraphirClient: the methods of MedplumClient', () => {
       const ours = await graphir.executeBatch(batch);
       expect(ours.type).toBe('batch-response');
       expect(ours.entry?.map((e) => e.response?.status.slice(0, 3))).toEqual(['201', '404']);
-      const theirs: Bundle = await medplum.executeBatch(batch);
-      expect(theirs.entry?.map((e) => e.response?.status)).toEqual(
+      const byMedplum = await medplum.executeBatch(asMedplum(batch));
+      expect(byMedplum.entry?.map((e) => e.response?.status)).toEqual(
         ours.entry?.map((e) => e.response?.status),
       );
       expect(await countOf({ family: name })).toBe(2);
