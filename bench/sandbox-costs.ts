@@ -23,6 +23,9 @@ const { SandboxPool } = (await import(
 const { prepareIsolate } = (await import(
   fromDist('bots/sandbox-isolate.js')
 )) as typeof import('../runtime/bots/sandbox-isolate.js');
+const { preludesFor } = (await import(
+  fromDist('bots/hl7-preludes.js')
+)) as typeof import('../runtime/bots/hl7-preludes.js');
 
 const echoWorker = new Worker(
   "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m));",
@@ -52,7 +55,11 @@ await pool.close();
 const quickjs = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
 const contexts: number[] = [];
 const prepared: number[] = [];
+const preparedHl7: number[] = [];
 const freed: number[] = [];
+// As bots get them: the HL7 classes on first read (an echo bot), or compiled ahead (HL7 input).
+const lazyHl7 = preludesFor(false, ECHO);
+const eagerHl7 = preludesFor(true, ECHO);
 for (let i = 0; i < RUNS; i++) {
   const start = performance.now();
   const runtime = quickjs.newRuntime();
@@ -61,14 +68,19 @@ for (let i = 0; i < RUNS; i++) {
   context.dispose();
   runtime.dispose();
   const preparing = performance.now();
-  const isolate = prepareIsolate(quickjs, [], 1);
+  const isolate = prepareIsolate(quickjs, lazyHl7, 1);
   const freeing = performance.now();
   isolate.tryDispose();
   prepared.push(freeing - preparing);
   freed.push(performance.now() - freeing);
+  const preparingHl7 = performance.now();
+  const hl7Isolate = prepareIsolate(quickjs, eagerHl7, 2);
+  preparedHl7.push(performance.now() - preparingHl7);
+  hl7Isolate.tryDispose();
 }
 report('a QuickJS runtime and context made', contexts);
 report('an isolate prepared as a worker prepares it', prepared);
+report('… with the HL7 classes compiled ahead', preparedHl7);
 report('an isolate freed', freed);
 
 /** A module of the build (`npm start` runs dist/, and a worker from source runs under tsx). */

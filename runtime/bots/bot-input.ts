@@ -7,9 +7,9 @@ import type { Context } from 'koa';
 import { parseResource } from '../validation/validate-resource.js';
 import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
 import { fhirError } from '../model/fhir-error.js';
-import { Hl7Message } from '../hl7/hl7-message.js';
+import { HL7_V2_ER7, Hl7Message } from '../hl7/index.js';
 
-export const HL7_V2_ER7 = 'x-application/hl7-v2+er7';
+export { HL7_V2_ER7 };
 
 export type BotInput =
   | { readonly kind: 'text'; readonly contentType: string; readonly value: string }

@@ -11,7 +11,6 @@ import type { AccessClaims } from '../access/token-service.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
-import { Hl7Message } from '../hl7/hl7-message.js';
 import { fhirError } from '../model/fhir-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -19,9 +18,10 @@ import type { ResourceStore } from '../store/resource-store.js';
 import type { AuditLog } from './audit-log.js';
 import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
-import { HL7_V2_ER7, type BotInput } from './bot-input.js';
+import type { BotInput } from './bot-input.js';
+import { preludesFor } from './hl7-preludes.js';
 import { mapBotStack } from './source-map-stack.js';
-import type { Prelude, SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
+import type { SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
 
 export interface BotLimits {
   readonly defaultTimeoutSeconds: number;
@@ -80,34 +80,6 @@ export type BotOutcome = SandboxResult & { readonly traceId: string };
 
 /** Console output kept in the AuditEvent: its last characters. */
 const CONSOLE_TAIL = 4000;
-/**
- * The class as an expression. tsx (npm run dev) compiles classes with calls to an `__name`
- * helper: the isolate gets one of its own, in the class's scope only.
- */
-const HL7_CLASS = `((__name) => (${Hl7Message.toString()}))((target) => target)`;
-/**
- * `Hl7Message` in the isolate. Compiling the class takes longer than the rest of an echo
- * execution, so it is compiled ahead (a script) only in isolates for bots that will use it;
- * elsewhere on first read (a lazy global). Like a built-in class, it is not enumerable.
- */
-const HL7_EAGER = `Object.defineProperty(globalThis, 'Hl7Message', { configurable: true, writable: true, value: ${HL7_CLASS} });`;
-const HL7_LAZY: Prelude = {
-  globals: ['Hl7Message'],
-  source: `() => ({ Hl7Message: ${HL7_CLASS} })`,
-};
-/**
- * Parses the input text into an Hl7Message inside the sandbox before the handler sees it. Only
- * for an HL7 body: a JSON object or a form with an `__hl7` key is the client's data, not HL7.
- */
-const HL7_EVENT = `globalThis.__graphirReviveEvent = ((revive) => (event) => (event = revive(event), event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event))(globalThis.__graphirReviveEvent);`;
-
-/**
- * Two arrays, always the same: sandbox workers prepare isolates ahead for each. HL7 input always
- * runs with HL7_PRELUDES, so only they parse it.
- */
-const PRELUDES: readonly Prelude[] = [HL7_LAZY];
-const HL7_PRELUDES: readonly Prelude[] = [HL7_EAGER, HL7_EVENT];
-
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}
 
@@ -170,7 +142,7 @@ export class BotRunner {
         ? await pool.run({
             code,
             event,
-            preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
+            preludes: preludesFor(input.kind === 'hl7', code),
             timeoutMs,
             memoryBytes: botLimits.memoryBytes,
             host,

@@ -30,6 +30,9 @@ export function isolateModule(name: string): string {
       platform: 'neutral',
       mainFields: ['browser', 'module', 'main'],
       target: 'es2020',
+      // Class fields as assignments in the constructor: ES2022's definitions, lowered to ES2020,
+      // become a defineProperty call per field and instance, which QuickJS runs slowly.
+      tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
       minify: true,
       legalComments: 'none',
       logLevel: 'silent',

@@ -12,6 +12,7 @@ import type {
   QuickJSHandle,
   VmCallResult,
 } from 'quickjs-emscripten';
+import { HL7_V2_ER7 } from '../hl7/media-type.js';
 import { HL7_TEXT_SOURCE, REPLY_SOURCE, SHOW_SOURCE } from './sandbox-helpers.js';
 
 /** The value of a call into the isolate, or a throw of what it threw. */
@@ -117,13 +118,29 @@ export class IsolateGlue {
   }
 
   /**
-   * `result`'s text if it is an `Hl7Message`: only a class the isolate has loaded can make one,
-   * `hl7Class` (a prelude's) or the lazy global once read.
+   * Whether `event` (before the bot sees it) is an HL7 v2 request's: its answer is then ER7
+   * whatever object the handler returns, as Medplum answers (a string stays text).
    */
-  hl7TextOf(result: QuickJSHandle, hl7Class: QuickJSHandle | undefined): string | undefined {
-    const type = hl7Class ?? this.loaded.get(HL7_CLASS);
-    if (!type || !this.isObject(result)) return undefined;
-    using text = this.check(this.callHelper('hl7Text', [type], result));
+  isHl7Event(event: QuickJSHandle): boolean {
+    if (!this.isObject(event)) return false;
+    using type = this.read(event, 'contentType');
+    return this.vm.typeof(type) === 'string' && this.vm.getString(type) === HL7_V2_ER7;
+  }
+
+  /**
+   * `result`'s ER7 text, `String(result.toString())`, if it is an `Hl7Message` or, answering an
+   * HL7 request, any object; else undefined. Only a class the isolate has loaded can make an
+   * `Hl7Message`: `hl7Class` (a prelude's) or the lazy global once read.
+   */
+  hl7TextOf(
+    result: QuickJSHandle,
+    hl7Class: QuickJSHandle | undefined,
+    hl7Request: boolean,
+  ): string | undefined {
+    if (!this.isObject(result)) return undefined;
+    const type = hl7Request ? this.vm.undefined : (hl7Class ?? this.loaded.get(HL7_CLASS));
+    if (!type) return undefined;
+    using text = this.check(this.callHelper('hl7Text', [], result, type));
     return this.vm.typeof(text) === 'string' ? this.vm.getString(text) : undefined;
   }
 
@@ -229,11 +246,11 @@ export class IsolateGlue {
     return this.vm.typeof(handle) === 'object' && !this.vm.sameValue(handle, this.vm.null);
   }
 
-  /** The helper `name`, compiled now (called with `args`) if not yet, called with `value`. */
+  /** The helper `name`, compiled now (called with `args`) if not yet, called with `values`. */
   private callHelper(
     name: keyof typeof HELPERS,
     args: readonly QuickJSHandle[],
-    value: QuickJSHandle,
+    ...values: QuickJSHandle[]
   ): VmCallResult<QuickJSHandle> {
     const { vm } = this;
     let helper = this.helpers[name];
@@ -245,7 +262,7 @@ export class IsolateGlue {
       if (made.error) return made;
       helper = this.helpers[name] = made.value;
     }
-    return vm.callFunction(helper, vm.undefined, value);
+    return vm.callFunction(helper, vm.undefined, ...values);
   }
 }
 

@@ -49,12 +49,14 @@ export const REPLY_SOURCE = String.raw`(function (ErrorType, parse) {
 })`;
 
 /**
- * Called with the isolate's `Hl7Message` class, once a bot has loaded it: a result that is an
- * instance of it as its text, else undefined.
+ * Called with a result and the isolate's `Hl7Message` class (undefined: any object will do, when
+ * answering an HL7 request): the result's `toString()` as text if it is an instance, else
+ * undefined.
  */
-export const HL7_TEXT_SOURCE = String.raw`(function (Hl7Message) {
+export const HL7_TEXT_SOURCE = String.raw`(function () {
   'use strict';
-  return (value) => (value instanceof Hl7Message ? String(value.toString()) : undefined);
+  return (value, Hl7Message) =>
+    Hl7Message === undefined || value instanceof Hl7Message ? String(value.toString()) : undefined;
 })`;
 
 /** `export …` or a static `import` at the start of a line: the code is an ES module. */

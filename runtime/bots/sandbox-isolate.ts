@@ -224,11 +224,13 @@ class Execution implements PreparedIsolate {
     using exports = await this.loadExports(request.code);
     using handler = glue.handlerOf(exports);
     using event = glue.eventOf(request.eventJson, this.revive);
+    // Read before the bot can change its event.
+    const hl7Request = glue.isHl7Event(event);
     using returned = this.check(vm.callFunction(handler, vm.undefined, this.fhir!, event));
     using promise = glue.promiseOf(returned);
     using result = await this.settle(promise);
     // The console is read last: `toString()` and `toJSON()` may still write to it.
-    const hl7 = glue.hl7TextOf(result, this.hl7Class);
+    const hl7 = glue.hl7TextOf(result, this.hl7Class, hl7Request);
     if (hl7 !== undefined) return { status: 'ok', hl7, console: this.console.text() };
     const valueJson = glue.jsonOf(result);
     const console = this.console.text();

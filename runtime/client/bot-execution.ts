@@ -5,7 +5,7 @@
  * Content-Type is inferred when not given, and an HL7 v2 answer is read as an `Hl7Message`.
  */
 import type { Identifier, Resource } from '../../generated/types/index.js';
-import { Hl7Message } from '../hl7/hl7-message.js';
+import { Hl7Message } from '../hl7/index.js';
 import { errorOf } from './graphir-error.js';
 import type { Call, FhirTransport, RequestOptions } from './fhir-transport.js';
 import { FHIR_JSON, isJsonType, mediaType } from './response-body.js';

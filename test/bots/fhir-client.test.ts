@@ -138,18 +138,20 @@ describe('the fhir client of a bot', () => {
     ]);
   });
 
-  it('takes graphql(query, operationName, variables) in Medplum’s order', async () => {
+  it('takes graphql(query, operationName, variables) in Medplum’s order, and Graphir’s (query, variables, operationName)', async () => {
     const { status, body } = await runBot(`export async function handler(fhir) {
       const p = await fhir.createResource({ resourceType: 'Patient', name: [{ family: 'Graph' }] });
       const query = 'query A($id: ID!) { Patient(id: $id) { id } } query B { PatientList(family: "Graph") { id } }';
       const a = await fhir.graphql(query, 'A', { id: p.id });
       const b = await fhir.graphql(query, 'B');
+      const c = await fhir.graphql(query, { id: p.id }, 'A');
       const bad = await fhir.graphql('{ Nope }').catch((e) => [e.message, e.outcome.issue[0].code]);
-      return { a: a.data.Patient.id === p.id, b: b.data.PatientList.length, bad };
+      return { a: a.data.Patient.id === p.id, b: b.data.PatientList.length, c: c.data, bad };
     }`);
     expect(status).toBe(200);
     expect(body.a).toBe(true);
     expect(body.b).toBeGreaterThanOrEqual(1);
+    expect(body.c).toEqual({ Patient: { id: expect.any(String) } });
     expect(body.bad[0]).toMatch(/^fhir\.graphql: .*Nope/);
     expect(body.bad[1]).toBe('invalid');
   });

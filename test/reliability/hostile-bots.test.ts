@@ -26,7 +26,9 @@ const ADT = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8').replace(/\r?\n
 const ECHO = `export async function handler(fhir, event) {
   const input = event.input;
   const hl7 = input instanceof Hl7Message;
-  return { kind: hl7 ? 'hl7' : typeof input, input: hl7 ? input.toString() : input, contentType: event.contentType };
+  const seen = { kind: hl7 ? 'hl7' : typeof input, input: hl7 ? input.toString() : input, contentType: event.contentType };
+  // An HL7 request's answer is ER7 whatever the object (its toString()): JSON as text instead.
+  return hl7 ? JSON.stringify(seen) : seen;
 }`;
 
 /** The object of first values a bot must see for a form body or query string. */
@@ -95,7 +97,11 @@ describe.each(await availableEngines())('hostile input to bots on %s', (engine) 
   const expectRan = async (answer: Answer, before: number) => {
     expect(answer.status, answer.text.slice(0, 300)).toBe(200);
     expect(await audits()).toBe(before + 1);
-    return answer.body as { kind: string; input: unknown; contentType: string };
+    return (answer.body ?? JSON.parse(answer.text)) as {
+      kind: string;
+      input: unknown;
+      contentType: string;
+    };
   };
 
   it('HL7 with broken separators, segments and bytes: 400 before running unless it starts with MSH', async () => {

@@ -146,8 +146,13 @@ export function createFhirClient(host: IsolateHost, originalError: ErrorConstruc
     deleteResource: (type: unknown, id: unknown) =>
       call('deleteResource', 'deleteResource', [type, id]),
     executeBatch: (bundle: unknown) => call('executeBatch', 'executeBatch', [bundle]),
-    graphql: (query: unknown, operationName?: unknown, variables?: unknown) =>
-      call('graphql', 'graphql', [query, operationName ?? null, variables ?? null]),
+    // Medplum's order, (query, operationName, variables); Graphir's client also takes
+    // (query, variables, operationName), told apart by an object second argument.
+    graphql: (query: unknown, second?: unknown, third?: unknown) => {
+      const graphirOrder = typeof second === 'object' && second !== null;
+      const [operationName, variables] = graphirOrder ? [third, second] : [second, third];
+      return call('graphql', 'graphql', [query, operationName ?? null, variables ?? null]);
+    },
     executeBot: (idOrIdentifier: unknown, body: unknown, contentType?: unknown) =>
       call('executeBot', 'executeBot', [idOrIdentifier, ...bodyArgs(body, contentType)]),
 
