@@ -1,7 +1,8 @@
 /**
  * Runs one Bot: its code in the sandbox with the caller's input, the project's secrets and a
  * `fhir` client with the bot's own access (runtime/access/bot-access.ts); then an AuditEvent
- * with the outcome, the duration and the tail of the console output. The HTTP layer turns the outcome into a response.
+ * with the outcome, the duration and the tail of the console output. The HTTP layer turns the
+ * outcome into a response.
  */
 import { randomUUID } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
