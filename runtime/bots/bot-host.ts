@@ -7,7 +7,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { authorizeExecute } from '../access/authorize.js';
 import type { AccessClaims } from '../access/token-service.js';
-import { FHIR_BASE } from '../http/rest-routes.js';
+import { FHIR_BASE } from '../model/fhir-base.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
 import { fhirError } from '../model/fhir-error.js';
 import type { FhirResource } from '../model/fhir-resource.js';

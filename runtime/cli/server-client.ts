@@ -2,6 +2,7 @@
  * The HTTP bits the `graphir` command needs: a token by client credentials, then FHIR and admin
  * requests with it. Every failure becomes a `CliError` whose message is one line.
  */
+import { FHIR_BASE } from '../model/fhir-base.js';
 
 /** A failure the CLI reports as one line on stderr, without a stack trace. */
 export class CliError extends Error {
@@ -23,8 +24,6 @@ export interface Reply {
   readonly contentType: string;
   readonly text: string;
 }
-
-export const FHIR_BASE = '/fhir/R4';
 
 /** `POST /oauth2/token` with client credentials; the access token. */
 export async function fetchToken(connection: Connection): Promise<string> {

@@ -9,7 +9,7 @@
 import type { Context, Middleware } from 'koa';
 import type { AuditLog } from '../bots/audit-log.js';
 import type { RequestState } from './request-logging.js';
-import { FHIR_BASE } from './rest-routes.js';
+import { FHIR_BASE } from '../model/fhir-base.js';
 
 export function auditVisibility(audit: AuditLog): Middleware {
   return async (ctx, next) => {

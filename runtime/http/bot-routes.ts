@@ -16,7 +16,7 @@ import { searchResources } from '../store/search-store.js';
 import { parseSearchRequest } from '../rest/search-request.js';
 import { FHIR_JSON } from './fhir-body.js';
 import { FhirError, fhirError, informational } from '../model/fhir-error.js';
-import { FHIR_BASE } from './rest-routes.js';
+import { FHIR_BASE } from '../model/fhir-base.js';
 import { accessOf, projectOf, serverRootOf } from './require-token.js';
 import { authorizeExecute } from '../access/authorize.js';
 import { searchableTypes } from '../../generated/search/index.js';

@@ -14,7 +14,7 @@ import { FhirError, fhirError, toFhirError } from '../model/fhir-error.js';
 import { refusalError } from './graphql-errors.js';
 import { RequestRefused } from './graphql-request.js';
 import { isPlaygroundRequest } from './playground-routes.js';
-import { FHIR_BASE } from './rest-routes.js';
+import { FHIR_BASE } from '../model/fhir-base.js';
 
 /** The spec's own type: its statuses say what happened, whoever answered. */
 export const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';

@@ -16,7 +16,7 @@ import { generatedPath } from '../model/generated-json.js';
 import { runGraphQL, type GraphQLPipelineOptions } from './graphql-pipeline.js';
 import { sendKeptBody } from './kept-body.js';
 import { accessOf, projectOf } from './require-token.js';
-import { FHIR_BASE } from './rest-routes.js';
+import { FHIR_BASE } from '../model/fhir-base.js';
 
 export interface GraphQLRouteOptions extends GraphQLPipelineOptions {
   readonly schema: GraphQLSchema;

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { sendKeptBody } from './kept-body.js';
-import { FHIR_BASE } from './rest-routes.js';
+import { FHIR_BASE } from '../model/fhir-base.js';
 import { playgroundPage, type PlaygroundAssets } from './playground-page.js';
 
 export const PLAYGROUND_PATH = `${FHIR_BASE}/$graphql`;

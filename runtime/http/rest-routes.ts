@@ -28,7 +28,7 @@ import { accessOf, projectOf } from './require-token.js';
 import { authorize } from '../access/authorize.js';
 import { fhirError, informational } from '../model/fhir-error.js';
 
-export const FHIR_BASE = '/fhir/R4';
+import { FHIR_BASE } from '../model/fhir-base.js';
 
 export interface FhirRouteOptions {
   readonly store: ResourceStore;
