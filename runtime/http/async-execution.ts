@@ -142,7 +142,7 @@ function finished(task: FhirResource, outcome: BotOutcome): FhirResource {
       ...task,
       status: 'failed',
       executionPeriod: period,
-      statusReason: { text: error.message },
+      statusReason: { text: error.issues[0].diagnostics },
       output: [result('application/fhir+json', JSON.stringify(error.outcome))],
     };
   }

@@ -92,7 +92,9 @@ export class EmbeddedJobQueue implements JobQueue {
     const { rows } = await this.db.query<{ kind: string; count: string }>(
       'SELECT kind, count(*) AS count FROM job WHERE locked_at IS NULL AND attempts < max_attempts GROUP BY kind',
     );
-    return new Map(rows.map((row) => [row.kind, Number(row.count)]));
+    const counts = new Map(this.kinds.names.map((name) => [name, 0]));
+    for (const row of rows) counts.set(row.kind, Number(row.count));
+    return counts;
   }
 
   /** Takes due jobs while there are free places. */

@@ -124,7 +124,9 @@ export class GraphileJobQueue implements JobQueue {
       `SELECT task_identifier AS kind, count(*) AS count FROM ${SCHEMA}.jobs
        WHERE locked_at IS NULL AND attempts < max_attempts GROUP BY task_identifier`,
     );
-    return new Map(rows.map((row) => [row.kind, Number(row.count)]));
+    const counts = new Map(this.kinds.names.map((name) => [name, 0]));
+    for (const row of rows) counts.set(row.kind, Number(row.count));
+    return counts;
   }
 
   private taskList(): TaskList {

@@ -138,6 +138,7 @@ export async function startPeerServer(
     GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
     GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
     GRAPHIR_BASE_URL: first.url,
+    DATABASE_URL: first.database.url,
     ...env,
   });
   const server = await startServer(config, {
