@@ -58,7 +58,10 @@ export class GraphileJobQueue implements JobQueue {
     // Its own connections: a LISTEN one, and one per running job at most while it is taken,
     // completed or failed; requests never wait behind the queue, nor it behind them.
     this.pool = new pg.Pool({ connectionString: options.url, max: settings.concurrency + 2 });
+    // A lost connection must not crash the process: idle ones report on the pool, checked-out
+    // ones on themselves; the statement that was using it fails and is retried.
     this.pool.on('error', () => {});
+    this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
   define<P>(kind: JobKind<P>): void {
