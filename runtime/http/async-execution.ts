@@ -50,34 +50,36 @@ export class AsyncExecutions {
     queue.define(this.kind);
   }
 
-  /** A `requested` Task for the execution, and its job; resolves with the Task once both are stored. */
+  /** A `requested` Task for the execution and its job, stored in one transaction. */
   async enqueue(execution: BotExecution, caller: AccessClaims): Promise<FhirResource> {
     const { projectId, bot } = execution;
-    const task = await this.write(projectId, 'create', {
+    const request = {
       resourceType: 'Task',
       status: 'requested',
       intent: 'order',
       code: { text: 'Bot execution' },
       focus: { reference: `Bot/${bot.id}` },
       authoredOn: new Date().toISOString(),
-    });
-    const payload: AsyncExecutionPayload = {
-      projectId,
-      taskId: task.id!,
-      botId: bot.id!,
-      botVersionId: String((bot.meta as { versionId?: unknown } | undefined)?.versionId),
-      input: execution.input,
-      caller: { clientId: caller.clientId, scope: caller.scopes.toString(), admin: caller.admin },
-      headers: execution.headers,
-      baseUrl: execution.baseUrl,
     };
-    try {
-      await this.queue.enqueue(this.kind, payload);
-    } catch (error) {
-      await this.abandon(payload, 'The execution could not be queued').catch(() => {});
-      throw error;
-    }
-    return task;
+    return this.store.db.transaction(async (tx) => {
+      const [{ resource: task }] = await this.store.write(
+        projectId,
+        [{ kind: 'create', resource: request }],
+        tx,
+      );
+      const payload: AsyncExecutionPayload = {
+        projectId,
+        taskId: task!.id!,
+        botId: bot.id!,
+        botVersionId: String((bot.meta as { versionId?: unknown } | undefined)?.versionId),
+        input: execution.input,
+        caller: { clientId: caller.clientId, scope: caller.scopes.toString(), admin: caller.admin },
+        headers: execution.headers,
+        baseUrl: execution.baseUrl,
+      };
+      await this.queue.enqueue(this.kind, payload, { tx });
+      return task!;
+    });
   }
 
   private async run(payload: AsyncExecutionPayload, attempt: JobAttempt): Promise<void> {
@@ -85,7 +87,7 @@ export class AsyncExecutions {
     const task = await this.store.read(projectId, 'Task', taskId);
     // At least once: an attempt that ended the Task and died before the job was done with.
     if (FINAL.has(String(task.status))) return;
-    const started = await this.write(projectId, 'update', {
+    const started = await this.update(projectId, {
       ...task,
       status: 'in-progress',
       executionPeriod: { start: new Date().toISOString() },
@@ -100,7 +102,7 @@ export class AsyncExecutions {
       headers: payload.headers,
       baseUrl: payload.baseUrl,
     });
-    await this.write(projectId, 'update', finished(started, outcome));
+    await this.update(projectId, finished(started, outcome));
   }
 
   /** The Task failed with `reason`, unless an attempt ended it already. */
@@ -111,7 +113,7 @@ export class AsyncExecutions {
       resourceType: 'OperationOutcome',
       issue: [{ severity: 'error', code: 'exception', diagnostics: reason }],
     };
-    await this.write(payload.projectId, 'update', {
+    await this.update(payload.projectId, {
       ...task,
       status: 'failed',
       statusReason: { text: reason },
@@ -119,15 +121,9 @@ export class AsyncExecutions {
     });
   }
 
-  private async write(
-    projectId: string,
-    kind: 'create' | 'update',
-    resource: FhirResource,
-  ): Promise<FhirResource> {
+  private async update(projectId: string, task: FhirResource): Promise<FhirResource> {
     const [written] = await this.store.write(projectId, [
-      kind === 'create'
-        ? { kind, resource }
-        : { kind, resourceType: 'Task', id: resource.id!, resource },
+      { kind: 'update', resourceType: 'Task', id: task.id!, resource: task },
     ]);
     return written.resource!;
   }

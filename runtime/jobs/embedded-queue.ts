@@ -60,7 +60,7 @@ export class EmbeddedJobQueue implements JobQueue {
   }
 
   async enqueue<P>(kind: JobKind<P>, payload: P, options: EnqueueOptions = {}): Promise<string> {
-    const { rows } = await this.db.query<{ id: string }>(
+    const { rows } = await (options.tx ?? this.db).query<{ id: string }>(
       'INSERT INTO job (kind, key, payload, max_attempts) VALUES ($1, $2, $3, $4) RETURNING id',
       [
         kind.name,
@@ -69,7 +69,8 @@ export class EmbeddedJobQueue implements JobQueue {
         options.maxAttempts ?? this.settings.maxAttempts,
       ],
     );
-    this.wake();
+    if (options.tx) options.tx.afterEnd(() => this.wake());
+    else this.wake();
     return String(rows[0].id);
   }
 

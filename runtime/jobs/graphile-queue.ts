@@ -69,9 +69,19 @@ export class GraphileJobQueue implements JobQueue {
   }
 
   async enqueue<P>(kind: JobKind<P>, payload: P, options: EnqueueOptions = {}): Promise<string> {
+    const maxAttempts = options.maxAttempts ?? this.settings.maxAttempts;
+    if (options.tx) {
+      // graphile-worker's own SQL function, in the caller's transaction; its NOTIFY, like the
+      // row, takes effect on commit.
+      const { rows } = await options.tx.query<{ id: string }>(
+        `SELECT (${SCHEMA}.add_job($1, $2::json, queue_name => $3, max_attempts => $4)).id`,
+        [kind.name, JSON.stringify(payload), options.key ?? null, maxAttempts],
+      );
+      return String(rows[0].id);
+    }
     if (!this.utils) throw new Error('The job queue has not started');
     const job = await this.utils.addJob(kind.name, payload as object, {
-      maxAttempts: options.maxAttempts ?? this.settings.maxAttempts,
+      maxAttempts,
       ...(options.key === undefined ? {} : { queueName: options.key }),
     });
     return String(job.id);

@@ -7,6 +7,8 @@
  * PGlite (embedded-queue.ts). docs/jobs.md says why.
  */
 
+import type { Transaction } from '../store/database.js';
+
 /** What the server's configuration says (GRAPHIR_JOBS_*). */
 export interface JobSettings {
   /** Jobs run at once by this process. */
@@ -48,6 +50,11 @@ export interface EnqueueOptions {
   readonly key?: string;
   /** Instead of the configured maximum. */
   readonly maxAttempts?: number;
+  /**
+   * Stored in this transaction of the server's database: the job exists if and only if the
+   * transaction commits (a write and the work it triggers, together), and runs after it does.
+   */
+  readonly tx?: Transaction;
 }
 
 export interface JobQueue {

@@ -94,6 +94,22 @@ describe.each(engines)('the job queue (%s)', (engine: Engine) => {
     expect([count('retried'), count('failed'), count('completed')]).toEqual([4, 1, 1]);
   }, 60_000);
 
+  it('stores a job enqueued in a transaction only if it commits', async () => {
+    await expect(
+      database.db.transaction(async (tx) => {
+        await queue.enqueue(ordered, { key: 'rolled-back', n: 0 }, { tx });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await database.db.transaction((tx) =>
+      queue.enqueue(ordered, { key: 'committed', n: 0 }, { tx, key: 'committed' }),
+    );
+    await until(() => runs.some((run) => run.key === 'committed' && run.at === 'end'));
+    await sleep(300);
+    expect(runs.filter((run) => run.key === 'rolled-back')).toEqual([]);
+    runs.length = 0;
+  });
+
   it('runs the jobs of one key one at a time, in the order they were enqueued', async () => {
     const keys = ['Patient/a', 'Patient/b', 'Patient/c'];
     for (let n = 0; n < 30; n++) {
