@@ -13,6 +13,7 @@ import {
   Logger as WorkerLogger,
   makeWorkerUtils,
   run,
+  runMigrations,
   type Runner,
   type TaskList,
   type WorkerUtils,
@@ -33,6 +34,14 @@ const SCHEMA = 'graphile_worker';
 const SWEEP_MS = 5_000;
 /** Empty named queues (keys) are removed this often: graphile-worker keeps a row per name. */
 const GC_QUEUES_MS = 10 * 60_000;
+
+/**
+ * graphile-worker's tables on the database at `url`, as a queue's start makes them: for a
+ * template database that many others are copied from (tests).
+ */
+export async function migrateGraphileWorker(url: string): Promise<void> {
+  await runMigrations({ connectionString: url, schema: SCHEMA, logger: workerLogger(undefined) });
+}
 
 export interface GraphileQueueOptions extends AttemptDeps {
   readonly url: string;
