@@ -34,8 +34,8 @@ export interface RunningServer {
   readonly schema: GraphQLSchema;
   readonly logger: Logger;
   /**
-   * Stops accepting connections, then closes the sandbox pool and the database once queued work
-   * is done. `graceMs`: how long in-flight requests may run on (default 0: cut them off).
+   * Stops accepting connections, stops the job queue's workers once their running jobs end, then
+   * closes the sandbox pool and the database once queued work is done. `graceMs`: how long in-flight requests may run on (default 0: cut them off).
    */
   close(options?: { readonly graceMs?: number }): Promise<void>;
 }
