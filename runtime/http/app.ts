@@ -8,7 +8,9 @@ import { ProjectScheduler, type SchedulerLimits } from '../bots/project-schedule
 import type { SandboxPool } from '../bots/sandbox-pool.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
 import type { SearchLimits } from '../rest/search-request.js';
+import type { JobQueue } from '../jobs/job-queue.js';
 import { adminRoutes } from './admin-routes.js';
+import { AsyncExecutions } from './async-execution.js';
 import { auditVisibility } from './audit-visibility.js';
 import { botRoutes } from './bot-routes.js';
 import { compression } from './compression.js';
@@ -48,6 +50,8 @@ export interface AppDependencies {
   readonly tokens: TokenService;
   readonly pool: SandboxPool;
   readonly audit: AuditLog;
+  /** Where background work goes: `Prefer: respond-async` defines its job kind here, before it starts. */
+  readonly jobs: JobQueue;
   /** Request lines, internal errors and bot console output; by default pino at `LOG_LEVEL`. */
   readonly logger?: Logger;
   /** Served at `GET /metrics`; by default a fresh registry. */
@@ -71,6 +75,7 @@ export function createApp({
   tokens,
   pool,
   audit,
+  jobs,
   logger = createLogger(),
   metrics = new Metrics(),
   baseUrl,
@@ -108,6 +113,20 @@ export function createApp({
   app.use(protect(requireToken(tokens, clients, identityOf)));
   app.use(auditVisibility(audit));
   const searchLimits = limits.search;
+  const runner = new BotRunner({
+    store,
+    schema,
+    clients,
+    pool,
+    audit,
+    searchLimits,
+    queryLimits: limits.query,
+    botLimits: limits.bots,
+    scheduler: new ProjectScheduler(limits.botsPerProject),
+    logger,
+    metrics,
+  });
+  const asyncExecutions = new AsyncExecutions(store, runner, jobs);
   for (const router of [
     healthRoutes(store.db),
     metricsRoutes(metrics),
@@ -119,20 +138,9 @@ export function createApp({
     graphqlRoutes({ schema, store, searchLimits, queryLimits: limits.query, metrics }),
     botRoutes({
       store,
-      runner: new BotRunner({
-        store,
-        schema,
-        clients,
-        pool,
-        audit,
-        searchLimits,
-        queryLimits: limits.query,
-        botLimits: limits.bots,
-        scheduler: new ProjectScheduler(limits.botsPerProject),
-        logger,
-        metrics,
-      }),
+      runner,
       limits: searchLimits,
+      respondAsync: (execution, caller) => asyncExecutions.enqueue(execution, caller),
     }),
     fhirRoutes({ store, limits: searchLimits }),
   ]) {

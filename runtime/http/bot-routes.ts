@@ -7,7 +7,8 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { BotRunner, type BotOutcome } from '../bots/bot-runner.js';
+import type { AccessClaims } from '../access/token-service.js';
+import { BotRunner, type BotExecution, type BotOutcome } from '../bots/bot-runner.js';
 import { HL7_V2_ER7, readBotInput } from '../bots/bot-input.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
@@ -25,9 +26,11 @@ export interface BotRouteOptions {
   readonly store: ResourceStore;
   readonly runner: BotRunner;
   readonly limits: SearchLimits;
+  /** `Prefer: respond-async`: stores a Task and the job that runs the bot (async-execution.ts). */
+  readonly respondAsync: (execution: BotExecution, caller: AccessClaims) => Promise<FhirResource>;
 }
 
-export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
+export function botRoutes({ store, runner, limits, respondAsync }: BotRouteOptions): Router {
   const router = new Router({ prefix: `${FHIR_BASE}/Bot`, sensitive: true });
 
   /** Runs the current version of `bot`, as the request asks: now, or in the background. */
@@ -42,27 +45,15 @@ export function botRoutes({ store, runner, limits }: BotRouteOptions): Router {
       headers: withoutCredentials(ctx.headers),
       baseUrl: `${serverRootOf(ctx)}/`,
     };
-    const run = () => runner.execute(execution);
     if (/respond-async/.test(ctx.get('Prefer'))) {
-      const task = await startTask(store, execution.projectId, bot);
-      void run().then(
-        (outcome) => finishTask(store, execution.projectId, task, outcome),
-        (error: unknown) =>
-          finishTask(store, execution.projectId, task, {
-            status: 'error',
-            message: (error as Error).message,
-            console: '',
-            durationMs: 0,
-            traceId: '',
-          }),
-      );
+      const task = await respondAsync(execution, accessOf(ctx));
       ctx.status = 202;
       ctx.set('Content-Location', `${ctx.protocol}://${ctx.host}${FHIR_BASE}/Task/${task.id}`);
       ctx.type = FHIR_JSON;
       ctx.body = informational(`Bot/${bot.id} is running; its result will be in Task/${task.id}`);
       return;
     }
-    respond(ctx, await run());
+    respond(ctx, await runner.execute(execution));
   };
 
   const byIdentifier = async (ctx: Context) => {
@@ -123,7 +114,8 @@ function respond(ctx: Context, outcome: BotOutcome): void {
   }
 }
 
-function failure(outcome: BotOutcome): FhirError {
+/** A failed execution as the synchronous call answers it, and as a failed Task holds it. */
+export function failure(outcome: BotOutcome): FhirError {
   switch (outcome.status) {
     case 'timeout':
       return fhirError(408, 'timeout', 'The bot ran past its time limit and was stopped');
@@ -153,60 +145,6 @@ function failure(outcome: BotOutcome): FhirError {
 function isResource(value: unknown): boolean {
   const type = (value as { resourceType?: unknown })?.resourceType;
   return typeof type === 'string' && searchableTypes.has(type);
-}
-
-async function startTask(
-  store: ResourceStore,
-  projectId: string,
-  bot: FhirResource,
-): Promise<FhirResource> {
-  const task = {
-    resourceType: 'Task',
-    status: 'in-progress',
-    intent: 'order',
-    code: { text: 'Bot execution' },
-    focus: { reference: `Bot/${bot.id}` },
-    authoredOn: new Date().toISOString(),
-  };
-  const [result] = await store.write(projectId, [{ kind: 'create', resource: task }]);
-  return result.resource!;
-}
-
-/** The Task holds the response the synchronous call would have given. */
-async function finishTask(
-  store: ResourceStore,
-  projectId: string,
-  task: FhirResource,
-  outcome: BotOutcome,
-): Promise<void> {
-  const ok = outcome.status === 'ok';
-  const body = ok
-    ? (outcome.hl7 ??
-      (typeof outcome.value === 'string' ? outcome.value : JSON.stringify(outcome.value ?? null)))
-    : failure(outcome).message;
-  const contentType = !ok
-    ? 'text/plain'
-    : outcome.hl7 !== undefined
-      ? HL7_V2_ER7
-      : typeof outcome.value === 'string'
-        ? 'text/plain'
-        : 'application/json';
-  const finished = {
-    ...task,
-    status: ok ? 'completed' : 'failed',
-    ...(ok ? {} : { statusReason: { text: body } }),
-    output: [
-      {
-        type: { text: 'result' },
-        valueAttachment: { contentType, data: Buffer.from(body).toString('base64') },
-      },
-    ],
-  };
-  await store
-    .write(projectId, [
-      { kind: 'update', resourceType: 'Task', id: task.id!, resource: finished as FhirResource },
-    ])
-    .catch(() => {});
 }
 
 /** The request's headers as a bot sees them: its credentials are the caller's, not the bot's. */

@@ -3,7 +3,14 @@
  * servers in one process, as in tests, do not collide). Served at `GET /metrics`
  * (runtime/http/metrics-routes.ts).
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type LabelValues,
+} from 'prom-client';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -48,6 +55,38 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Set by the job queue: jobs waiting to run, by kind, read from the database when scraped. */
+  private queuedJobs: () => Promise<Map<string, number>> = async () => new Map();
+  readonly jobsQueued = new Gauge({
+    name: 'graphir_jobs_queued',
+    help: 'Jobs waiting in the queue (due, or retried later), by kind, all processes together',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      this.jobsQueued.reset();
+      for (const [kind, count] of await this.queuedJobs()) this.jobsQueued.set({ kind }, count);
+    },
+  });
+  readonly jobsRunning = new Gauge({
+    name: 'graphir_jobs_running',
+    help: 'Jobs running in this process, by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly jobWait = new Histogram({
+    name: 'graphir_job_wait_seconds',
+    help: 'Time from enqueue to the start of a job (its first attempt), by kind',
+    labelNames: ['kind'] as const,
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly jobAttempts = new Counter({
+    name: 'graphir_job_attempts_total',
+    help: 'Job attempts ended in this process, by kind and outcome: completed, retried (failed, tried again later), failed (last attempt failed: the job is abandoned)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
@@ -55,6 +94,11 @@ export class Metrics {
   observeRequest(labels: LabelValues<'method' | 'route' | 'status'>, durationMs: number): void {
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, durationMs / 1000);
+  }
+
+  /** Where `graphir_jobs_queued` comes from. */
+  countQueuedJobs(source: () => Promise<Map<string, number>>): void {
+    this.queuedJobs = source;
   }
 
   observeBot(status: string, durationMs: number): void {

@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import type { RequestLimits } from '../http/app.js';
 import type { CorsOrigins } from '../http/cors.js';
+import type { JobSettings } from '../jobs/job-queue.js';
 
 export interface Config {
   readonly port: number;
@@ -44,6 +45,8 @@ export interface Config {
   readonly botWorkers: number;
   readonly botProjectConcurrency: number;
   readonly botProjectQueue: number;
+  /** The job queue (runtime/jobs/): jobs run at once per process, poll interval, attempts. */
+  readonly jobs: JobSettings;
   /** Bytes of log lines gathered for one write to stdout; 0: each line at once (logger.ts). */
   readonly logBufferBytes: number;
   /** Web origins whose scripts may call the API (CORS): `*`, or these exactly. */
@@ -140,6 +143,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botMemoryBytes:
       integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
     ...botPlaces(env),
+    jobs: {
+      concurrency: integer('GRAPHIR_JOBS_CONCURRENCY', env.GRAPHIR_JOBS_CONCURRENCY ?? '8', 1, 256),
+      pollIntervalMs: integer(
+        'GRAPHIR_JOBS_POLL_INTERVAL_MS',
+        env.GRAPHIR_JOBS_POLL_INTERVAL_MS ?? '2000',
+        10,
+        600_000,
+      ),
+      maxAttempts: integer(
+        'GRAPHIR_JOBS_MAX_ATTEMPTS',
+        env.GRAPHIR_JOBS_MAX_ATTEMPTS ?? '5',
+        1,
+        100,
+      ),
+    },
     logBufferBytes: integer('LOG_BUFFER_BYTES', env.LOG_BUFFER_BYTES ?? '4096', 0, 16_000),
     corsOrigins: corsOrigins(env.GRAPHIR_CORS_ORIGINS ?? '*'),
     tokenLifetimeSeconds: integer(

@@ -15,7 +15,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     server.logger.info({ signal }, 'shutting down');
     // Stop accepting connections, let in-flight requests finish (bounded), wait for queued
-    // AuditEvents and statistics, then close the sandbox pool and the store.
+    // AuditEvents and statistics; running jobs end (docs/jobs.md), then the sandbox pool and the
+    // store close.
     server.close({ graceMs: SHUTDOWN_GRACE_MS }).then(
       () => {
         server.logger.info('shut down');

@@ -13,7 +13,8 @@ import { requestLimits, type Config } from './config.js';
 import { buildExecutableSchema } from '../graphql/build-executable-schema.js';
 import { answerClientError } from '../http/client-error.js';
 import { createLogger, type Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
+import { Metrics } from '../observability/metrics.js';
+import { openJobQueue } from '../jobs/open-job-queue.js';
 import { closeGracefully } from './shutdown.js';
 import { type Database } from '../store/database.js';
 import { openDatabase } from '../store/open-database.js';
@@ -34,8 +35,8 @@ export interface RunningServer {
   readonly schema: GraphQLSchema;
   readonly logger: Logger;
   /**
-   * Stops accepting connections, then closes the sandbox pool and the database once queued work
-   * is done. `graceMs`: how long in-flight requests may run on (default 0: cut them off).
+   * Stops accepting connections, stops the job queue's workers once their running jobs end, then
+   * closes the sandbox pool and the database once queued work is done. `graceMs`: how long in-flight requests may run on (default 0: cut them off).
    */
   close(options?: { readonly graceMs?: number }): Promise<void>;
 }
@@ -74,7 +75,13 @@ export async function startServer(
   const pool = new SandboxPool({ size: config.botWorkers });
   const audit = new AuditLog(store);
   const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
-  const server = createApp({
+  const metrics = options.metrics ?? new Metrics();
+  const jobs = openJobQueue(db, config.jobs, {
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    logger,
+    metrics,
+  });
+  const app = createApp({
     limits: requestLimits(config),
     schema,
     store,
@@ -82,11 +89,15 @@ export async function startServer(
     tokens,
     pool,
     audit,
+    jobs,
     logger,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
+    metrics,
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     corsOrigins: config.corsOrigins,
-  }).listen(config.port, config.host);
+  });
+  // Every process runs jobs, its own and those other processes left; the kinds are defined now.
+  await jobs.start();
+  const server = app.listen(config.port, config.host);
   server.on('clientError', answerClientError);
   // Node closes an idle keep-alive connection after 5 s, about when clients (fetch, proxies) may
   // send the next request on it: that request then fails with a reset connection. A minute, as
@@ -108,6 +119,8 @@ export async function startServer(
     },
     close: async ({ graceMs = 0 } = {}) => {
       await closeGracefully(server, graceMs);
+      // Running jobs end before the sandbox pool and the database they use are closed.
+      await jobs.stop();
       await pool.close();
       await audit.settled();
       await store.statistics.settled();

@@ -37,6 +37,7 @@ const SERVER_LAYERS: readonly (readonly [name: string, paths: readonly string[]]
   // The generated code built on those two: typed input parsers and search-argument parsers.
   ['generated', ['generated/']],
   ['store', ['runtime/store/']],
+  ['jobs', ['runtime/jobs/']],
   ['access', ['runtime/access/']],
   ['rest', ['runtime/rest/']],
   ['graphql', ['runtime/graphql/']],

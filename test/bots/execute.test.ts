@@ -418,7 +418,7 @@ describe('Bot/$execute', () => {
     let task;
     for (let i = 0; i < 100; i++) {
       task = await (await server.fhir(location.slice(server.base.length))).json();
-      if (task.status !== 'in-progress') break;
+      if (task.status !== 'requested' && task.status !== 'in-progress') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(task.status).toBe('completed');

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../runtime/store/migrate.js';
+import { migrateGraphileWorker } from '../../runtime/jobs/graphile-queue.js';
 import { openDatabase } from '../../runtime/store/open-database.js';
 import { dropPostgresDatabase, postgresUrl, withDatabase, withAdmin } from './postgres-admin.js';
 
@@ -42,6 +43,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     } finally {
       await db.close();
     }
+    // The job queue's tables too: each server's start would otherwise make them in its copy.
+    await migrateGraphileWorker(withDatabase(adminUrl, template));
     project.provide('postgresTemplate', template);
   }
   return async () => {

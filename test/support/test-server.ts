@@ -56,6 +56,8 @@ export async function startTestServer(
     HOST: '127.0.0.1',
     GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
     GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
+    // The job queue on PostgreSQL opens connections of its own (runtime/jobs/graphile-queue.ts).
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
   const server = await startServer(config, { db: database.db });
@@ -136,6 +138,7 @@ export async function startPeerServer(
     GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
     GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
     GRAPHIR_BASE_URL: first.url,
+    DATABASE_URL: first.database.url,
     ...env,
   });
   const server = await startServer(config, {
