@@ -5,6 +5,7 @@
  * would have answered, or `failed` with its OperationOutcome; when the job is abandoned (its last
  * attempt failed, or was cut off by a dying process), `failed` with the reason.
  */
+import { Scopes } from '../access/scopes.js';
 import type { AccessClaims } from '../access/token-service.js';
 import type { BotInput } from '../bots/bot-input.js';
 import { HL7_V2_ER7 } from '../bots/bot-input.js';
@@ -99,6 +100,14 @@ export class AsyncExecutions {
       bot: version.resource!,
       input: payload.input,
       callerId: payload.caller.clientId,
+      // The caller's access as it was when the request was accepted.
+      caller: {
+        clientId: payload.caller.clientId,
+        projectId,
+        scopes: Scopes.parse(payload.caller.scope),
+        admin: payload.caller.admin,
+        expires: Infinity,
+      },
       headers: payload.headers,
       baseUrl: payload.baseUrl,
     });
