@@ -4,7 +4,9 @@
  * sandbox pool, each spaced as requests at concurrency 1 are, so that every crossing wakes a
  * thread that was asleep; then, in a QuickJS module, making a runtime and context (most of
  * preparing an isolate), preparing an isolate as the workers do, and freeing one, back to back,
- * as a worker settles straight after its run. Medians and 90th percentiles of many runs.
+ * as a worker settles straight after its run; and the same with the web platform's lazy groups
+ * (web-platform.ts), whose cost a bot that reads none of them must not notice. Medians and 90th
+ * percentiles of many runs.
  */
 import { Worker } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, RELEASE_SYNC } from 'quickjs-emscripten';
@@ -23,6 +25,9 @@ const { SandboxPool } = (await import(
 const { prepareIsolate } = (await import(
   fromDist('bots/sandbox-isolate.js')
 )) as typeof import('../runtime/bots/sandbox-isolate.js');
+const { WEB_PLATFORM } = (await import(
+  fromDist('bots/web-platform.js')
+)) as typeof import('../runtime/bots/web-platform.js');
 
 const echoWorker = new Worker(
   "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m));",
@@ -53,6 +58,7 @@ const quickjs = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
 const contexts: number[] = [];
 const prepared: number[] = [];
 const freed: number[] = [];
+const preparedWeb: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   const start = performance.now();
   const runtime = quickjs.newRuntime();
@@ -66,9 +72,14 @@ for (let i = 0; i < RUNS; i++) {
   isolate.tryDispose();
   prepared.push(freeing - preparing);
   freed.push(performance.now() - freeing);
+  const preparingWeb = performance.now();
+  const web = prepareIsolate(quickjs, WEB_PLATFORM, 2);
+  preparedWeb.push(performance.now() - preparingWeb);
+  web.tryDispose();
 }
 report('a QuickJS runtime and context made', contexts);
 report('an isolate prepared as a worker prepares it', prepared);
+report('…with the web platform (lazy groups)', preparedWeb);
 report('an isolate freed', freed);
 
 /** A module of the build (`npm start` runs dist/, and a worker from source runs under tsx). */

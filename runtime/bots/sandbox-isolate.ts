@@ -20,7 +20,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { ConsoleTail, installConsole } from './sandbox-console.js';
-import { HL7_CLASS, IsolateGlue } from './sandbox-glue.js';
+import { HL7_CLASS, IsolateGlue, LAZY_LOADER } from './sandbox-glue.js';
 import { isolateModule } from './isolate-bundle.js';
 import { commonJsWrapper, looksLikeModule } from './sandbox-helpers.js';
 import { HostCallQueue, type HostCaller } from './sandbox-host-calls.js';
@@ -158,16 +158,15 @@ class Execution implements PreparedIsolate {
     this.addNatives(host);
     glue.freeze(host);
     vm.defineProp(vm.global, HOST_GLOBAL, { configurable: true, value: host });
-    const scripts = [isolateModule('fhir-prelude')];
-    for (const prelude of preludes) {
-      if (typeof prelude === 'string') scripts.push(prelude);
-      else glue.defineLazy(prelude.globals, prelude.source, host);
-    }
+    const groups = preludes.filter((prelude) => typeof prelude !== 'string');
+    const scripts = [glue.defineLazy(groups, host), isolateModule('fhir-prelude')];
+    for (const prelude of preludes) if (typeof prelude === 'string') scripts.push(prelude);
     // Each prelude is a statement of its own.
     try {
       this.evaluate(scripts.join('\n;\n'), 'preludes.js').dispose();
     } finally {
       glue.takeGlobal(HOST_GLOBAL).dispose();
+      glue.takeGlobal(LAZY_LOADER).dispose();
     }
     this.fhir = glue.takeGlobal(FHIR_GLOBAL);
     this.revive = glue.globalFunction(REVIVE_EVENT);

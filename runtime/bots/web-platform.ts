@@ -7,6 +7,7 @@
  */
 import { isolateModule } from './isolate-bundle.js';
 import type { Prelude } from './sandbox-types.js';
+import { LOCALE_SCRIPT } from './isolate/web-intl.js';
 
 /** A group whose values are the exports of isolate/<module>.ts named by `globals`. */
 function group(globals: readonly string[], module: string): Prelude {
@@ -47,6 +48,5 @@ export const WEB_PLATFORM: readonly Prelude[] = [
   group(['structuredClone'], 'web-clone'),
   hostGroup(['Intl'], 'web-intl', 'intlGlobals'),
   group(['WebSocket'], 'web-websocket'),
-  // Date's and Number's toLocale…String on the Intl group: prototypes cannot be lazy globals.
-  isolateModule('web-locale'),
+  LOCALE_SCRIPT,
 ];

@@ -6,6 +6,36 @@
 import type { IsolateHost } from './isolate-host.js';
 
 type Kind = 'DateTimeFormat' | 'NumberFormat';
+
+/**
+ * Where Date's and Number's toLocale…String (patched by LOCALE_SCRIPT, in every isolate) find
+ * their implementation: on the Intl global, loaded on their first call.
+ */
+const TO_LOCALE = Symbol.for('graphir.toLocale');
+const DATE = { year: 'numeric', month: 'numeric', day: 'numeric' };
+const TIME = { hour: 'numeric', minute: 'numeric', second: 'numeric' };
+const DATE_KEYS = ['weekday', 'year', 'month', 'day', 'dateStyle'];
+const TIME_KEYS = ['dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits', 'timeStyle'];
+/** The defaults each method adds when no date or time component is asked for. */
+const DEFAULTS: Record<string, { options: object; keys: string[] }> = {
+  toLocaleString: { options: { ...DATE, ...TIME }, keys: [...DATE_KEYS, ...TIME_KEYS] },
+  toLocaleDateString: { options: DATE, keys: DATE_KEYS },
+  toLocaleTimeString: { options: TIME, keys: TIME_KEYS },
+};
+
+/**
+ * A small script that gives Date's and Number's toLocale…String Node's results: QuickJS's own
+ * ignore the locales and options (zero-padded US dates, no grouping). It is evaluated in every
+ * isolate (prototypes cannot be lazy globals), so it only forwards to the Intl group.
+ */
+export const LOCALE_SCRIPT = `((define, key) => {
+  const forward = (prototype, name) => define(prototype, name, { writable: true, configurable: true,
+    value: function (locales, options) { return Intl[key](this, name, locales, options); } });
+  forward(Date.prototype, 'toLocaleString');
+  forward(Date.prototype, 'toLocaleDateString');
+  forward(Date.prototype, 'toLocaleTimeString');
+  forward(Number.prototype, 'toLocaleString');
+})(Object.defineProperty, Symbol.for('graphir.toLocale'));`;
 type Locales = string | string[] | undefined;
 type Options = Record<string, unknown> | undefined;
 
@@ -102,7 +132,20 @@ export function intlGlobals(host: IsolateHost) {
     }
   }
 
+  function toLocale(value: unknown, method: string, locales?: unknown, options?: Options): string {
+    if (typeof value === 'number' || value instanceof Number) {
+      return new NumberFormat(locales, options).format(Number(value));
+    }
+    if (!(value instanceof Date)) throw new TypeError('this is not a Date object.');
+    if (Number.isNaN(value.getTime())) return 'Invalid Date';
+    const { options: defaults, keys } = DEFAULTS[method];
+    const given = options ?? {};
+    const asked = keys.some((key) => given[key] !== undefined);
+    return new DateTimeFormat(locales, asked ? given : { ...defaults, ...given }).format(value);
+  }
+
   const Intl = { DateTimeFormat, NumberFormat };
   Object.defineProperty(Intl, Symbol.toStringTag, { value: 'Intl' });
+  Object.defineProperty(Intl, TO_LOCALE, { value: toLocale });
   return { Intl };
 }
