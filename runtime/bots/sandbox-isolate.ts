@@ -251,8 +251,9 @@ class Execution implements PreparedIsolate {
   }
 
   /**
-   * The host's synchronous functions (isolate/isolate-host.ts), for the web platform's own code:
-   * it checks the arguments as the platform does, and passes binary data as ArrayBuffers.
+   * The host's synchronous natives (isolate/isolate-host.ts `Natives`), behind one host function,
+   * for the web platform's own code: it checks the arguments as the platform does, and passes
+   * binary data as ArrayBuffers.
    */
   private addNatives(host: QuickJSHandle): void {
     const { vm } = this;
@@ -275,10 +276,12 @@ class Execution implements PreparedIsolate {
         return vm.newString(url(text(input)!, text(base), text(property), text(value)));
       },
     };
-    for (const [name, native] of Object.entries(natives)) {
-      using fn = vm.newFunction(name, native);
-      vm.setProp(host, name, fn);
-    }
+    using dispatch = vm.newFunction('native', (nameHandle, ...args) => {
+      const name = vm.getString(nameHandle);
+      if (!Object.hasOwn(natives, name)) throw new TypeError(`No native ${name}`);
+      return natives[name](...args);
+    });
+    vm.setProp(host, 'native', dispatch);
   }
 
   /**

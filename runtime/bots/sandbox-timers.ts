@@ -82,11 +82,6 @@ export class SandboxTimers<Callback> {
     return timer;
   }
 
-  /** Whether `timer` is still pending (an interval not cleared by its own callback). */
-  has(timer: Timer<Callback>): boolean {
-    return this.pending.get(timer.id) === timer;
-  }
-
   /** Drops every timer, releasing their callbacks. */
   drop(): void {
     for (const timer of this.pending.values()) this.release(timer.callback);

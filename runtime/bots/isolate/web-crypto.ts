@@ -3,7 +3,7 @@
  * subtle.digest (SHA-1, SHA-256, SHA-384, SHA-512), on node:crypto in the worker
  * (isolate/isolate-host.ts). Errors are DOMExceptions, read from the global when thrown.
  */
-import type { IsolateHost } from './isolate-host.js';
+import { nativesOf, type IsolateHost } from './isolate-host.js';
 
 const MAX_RANDOM_BYTES = 65_536;
 /** What the host gives a call (sandbox-natives.ts RANDOM_CHUNK_BYTES). */
@@ -40,7 +40,8 @@ function bufferOf(data: unknown): ArrayBuffer {
   throw new TypeError('The data must be an ArrayBuffer or an ArrayBufferView');
 }
 
-export function cryptoGlobals(host: IsolateHost) {
+export function cryptoGlobals(isolateHost: IsolateHost) {
+  const host = nativesOf(isolateHost);
   const subtle = {
     async digest(algorithm: string | { name: string }, data: unknown): Promise<ArrayBuffer> {
       const name = typeof algorithm === 'object' && algorithm !== null ? algorithm.name : algorithm;

@@ -3,7 +3,7 @@
  * DateTimeFormat and NumberFormat, each formatted by Node's Intl (ICU) in the worker
  * (isolate/isolate-host.ts `intl`), since QuickJS has no Intl at all.
  */
-import type { IsolateHost } from './isolate-host.js';
+import { nativesOf, type IsolateHost } from './isolate-host.js';
 
 type Kind = 'DateTimeFormat' | 'NumberFormat';
 
@@ -39,7 +39,8 @@ export const LOCALE_SCRIPT = `((define, key) => {
 type Locales = string | string[] | undefined;
 type Options = Record<string, unknown> | undefined;
 
-export function intlGlobals(host: IsolateHost) {
+export function intlGlobals(isolateHost: IsolateHost) {
+  const host = nativesOf(isolateHost);
   const call = (
     kind: Kind,
     locales: Locales,

@@ -3,11 +3,12 @@
  * (sandbox-timers.ts): a callback runs in the isolate when due, within the bot's deadline.
  * Ids are numbers, as in browsers.
  */
-import type { IsolateHost } from './isolate-host.js';
+import { nativesOf, type IsolateHost } from './isolate-host.js';
 
 type Callback = (...args: unknown[]) => unknown;
 
-export function timerGlobals(host: IsolateHost) {
+export function timerGlobals(isolateHost: IsolateHost) {
+  const host = nativesOf(isolateHost);
   const schedule = (callback: Callback, delay: unknown, args: unknown[], repeat: boolean) => {
     if (typeof callback !== 'function') {
       throw new TypeError('The "callback" argument must be of type function');

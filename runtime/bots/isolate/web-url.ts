@@ -4,7 +4,7 @@
  * that took QuickJS 200–500 ms to load per isolate. URLSearchParams is the
  * application/x-www-form-urlencoded list, here; a URL's `searchParams` writes its query back.
  */
-import type { IsolateHost } from './isolate-host.js';
+import { nativesOf, type IsolateHost } from './isolate-host.js';
 import { decodeUtf8, encodeUtf8 } from './web-utf8.js';
 
 /** A URL's parts, as the host reports them. */
@@ -77,7 +77,8 @@ function usv(value: unknown): string {
   );
 }
 
-export function urlGlobals(host: IsolateHost) {
+export function urlGlobals(isolateHost: IsolateHost) {
+  const host = nativesOf(isolateHost);
   /** The parts of `input` against `base`, with `property` set to `value`; null when invalid. */
   const parse = (input: string, base?: string, property?: string, value?: string) =>
     JSON.parse(host.url(input, base, property, value)) as Parts | null;
