@@ -4,7 +4,9 @@
  * sandbox pool, each spaced as requests at concurrency 1 are, so that every crossing wakes a
  * thread that was asleep; then, in a QuickJS module, making a runtime and context (most of
  * preparing an isolate), preparing an isolate as the workers do, and freeing one, back to back,
- * as a worker settles straight after its run. Medians and 90th percentiles of many runs.
+ * as a worker settles straight after its run; and the same with the web platform's lazy groups
+ * (web-platform.ts), whose cost a bot that reads none of them must not notice. Medians and 90th
+ * percentiles of many runs.
  */
 import { Worker } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, RELEASE_SYNC } from 'quickjs-emscripten';
@@ -24,8 +26,8 @@ const { prepareIsolate } = (await import(
   fromDist('bots/sandbox-isolate.js')
 )) as typeof import('../runtime/bots/sandbox-isolate.js');
 const { preludesFor } = (await import(
-  fromDist('bots/hl7-preludes.js')
-)) as typeof import('../runtime/bots/hl7-preludes.js');
+  fromDist('bots/bot-preludes.js')
+)) as typeof import('../runtime/bots/bot-preludes.js');
 
 const echoWorker = new Worker(
   "require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(m));",
@@ -57,9 +59,11 @@ const contexts: number[] = [];
 const prepared: number[] = [];
 const preparedHl7: number[] = [];
 const freed: number[] = [];
-// As bots get them: the HL7 classes on first read (an echo bot), or compiled ahead (HL7 input).
+// As bots get them: the web platform and the HL7 classes on first read (an echo bot), or the
+// HL7 classes compiled ahead (HL7 input); and with no preludes at all, for what they add.
 const lazyHl7 = preludesFor(false, ECHO);
 const eagerHl7 = preludesFor(true, ECHO);
+const preparedBare: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   const start = performance.now();
   const runtime = quickjs.newRuntime();
@@ -77,8 +81,13 @@ for (let i = 0; i < RUNS; i++) {
   const hl7Isolate = prepareIsolate(quickjs, eagerHl7, 2);
   preparedHl7.push(performance.now() - preparingHl7);
   hl7Isolate.tryDispose();
+  const preparingBare = performance.now();
+  const bare = prepareIsolate(quickjs, [], 3);
+  preparedBare.push(performance.now() - preparingBare);
+  bare.tryDispose();
 }
 report('a QuickJS runtime and context made', contexts);
+report('an isolate prepared with no preludes', preparedBare);
 report('an isolate prepared as a worker prepares it', prepared);
 report('… with the HL7 classes compiled ahead', preparedHl7);
 report('an isolate freed', freed);

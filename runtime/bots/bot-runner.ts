@@ -20,7 +20,7 @@ import type { AuditLog } from './audit-log.js';
 import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
 import type { BotInput } from './bot-input.js';
-import { preludesFor } from './hl7-preludes.js';
+import { preludesFor } from './bot-preludes.js';
 import { mapBotStack } from './source-map-stack.js';
 import type { SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
 

@@ -14,12 +14,18 @@ import type {
 } from 'quickjs-emscripten';
 import { HL7_V2_ER7 } from '../hl7/media-type.js';
 import { HL7_TEXT_SOURCE, REPLY_SOURCE, SHOW_SOURCE } from './sandbox-helpers.js';
+import type { Prelude } from './sandbox-types.js';
+
+/** A lazy group of globals (sandbox-types.ts `Prelude`). */
+export type LazyGroup = Exclude<Prelude, string>;
 
 /** The value of a call into the isolate, or a throw of what it threw. */
 export type Check = (result: VmCallResult<QuickJSHandle>) => QuickJSHandle;
 
 /** The JavaScript compiled on first use (sandbox-helpers.ts). */
 const HELPERS = { show: SHOW_SOURCE, reply: REPLY_SOURCE, hl7Text: HL7_TEXT_SOURCE } as const;
+/** Where the loader of the lazy groups is while the preparation's scripts run. */
+export const LAZY_LOADER = '__graphirLazy';
 /** The global whose instances a bot returns as HL7 text. */
 export const HL7_CLASS = 'Hl7Message';
 const NO_HANDLER =
@@ -34,7 +40,6 @@ interface Originals {
   readonly get: QuickJSHandle;
   readonly deleteProperty: QuickJSHandle;
   readonly freeze: QuickJSHandle;
-  readonly defineProperty: QuickJSHandle;
   readonly Promise: QuickJSHandle;
   /** `Promise.resolve`, called on `Promise`. */
   readonly resolve: QuickJSHandle;
@@ -162,50 +167,62 @@ export class IsolateGlue {
   }
 
   /**
-   * A lazy group: `source` is an expression for a function `(host) => ({ [global]: value, … })`,
-   * called with `host` on the first read of any of `globals`, in global scope; each global is then
-   * its value. Until then it costs nothing. What the evaluation throws, the read throws. A global
-   * assigned before or after is simply replaced, as a plain global would be.
+   * Lazy groups: each `source` is an expression for a function `(host) => ({ [global]: value, … })`,
+   * called with `host` on the first read of any of its `globals`, in global scope; each global is
+   * then its value. Until then a group costs nothing. What the evaluation throws, the read
+   * throws. A global assigned before or after is simply replaced, as a plain global would be.
+   * While a group loads, its globals read as undefined: a polyfill that first looks for its own
+   * global finds none, rather than loading itself again.
+   *
+   * The accessors are made by the returned script, to be evaluated with the preparation's
+   * scripts while the global LAZY_LOADER holds the one host function they call (take it after):
+   * making a host function for each accessor cost more than an echo bot's whole execution.
    */
-  defineLazy(globals: readonly string[], source: string, host: QuickJSHandle): void {
+  defineLazy(groups: readonly LazyGroup[], host: QuickJSHandle): string {
     const { vm } = this;
-    const load = (): void => {
-      const evaluated = vm.evalCode(source, `${globals[0]}.js`);
-      // Thrown from a host function, a handle is thrown in the isolate as it is.
-      if (evaluated.error) throw evaluated.error;
-      using factory = evaluated.value;
-      const made = vm.callFunction(factory, vm.undefined, host);
-      if (made.error) throw made.error;
-      using values = made.value;
-      for (const name of globals) {
-        const value = this.read(values, name);
-        this.loaded.get(name)?.dispose();
-        this.loaded.set(name, value);
+    const names: string[] = [];
+    const groupOf: number[] = [];
+    groups.forEach((group, index) => {
+      for (const name of group.globals) {
+        names.push(name);
+        groupOf.push(index);
+      }
+    });
+    let loading = -1;
+    const load = (index: number): void => {
+      const { globals, source } = groups[index];
+      loading = index;
+      try {
+        const evaluated = vm.evalCode(source, `${globals[0]}.js`);
+        // Thrown from a host function, a handle is thrown in the isolate as it is.
+        if (evaluated.error) throw evaluated.error;
+        using factory = evaluated.value;
+        const made = vm.callFunction(factory, vm.undefined, host);
+        if (made.error) throw made.error;
+        using values = made.value;
+        for (const name of globals) {
+          const value = this.read(values, name);
+          this.loaded.get(name)?.dispose();
+          this.loaded.set(name, value);
+        }
+      } finally {
+        loading = -1;
       }
     };
-    for (const name of globals) {
-      vm.defineProp(vm.global, name, {
-        configurable: true,
-        get: () => {
-          if (!this.loaded.has(name)) load();
-          // The caller disposes what a host function returns.
-          return this.loaded.get(name)!.dup();
-        },
-        set: (value) => this.replaceGlobal(name, value),
-      });
-    }
-  }
-
-  /** `globalThis[name] = value` as a plain, writable, non-enumerable global. */
-  private replaceGlobal(name: string, value: QuickJSHandle): void {
-    const { vm } = this;
-    using descriptor = vm.newObject();
-    vm.setProp(descriptor, 'value', value);
-    vm.setProp(descriptor, 'writable', vm.true);
-    vm.setProp(descriptor, 'configurable', vm.true);
-    using key = vm.newString(name);
-    const { defineProperty } = this.originals;
-    this.check(vm.callFunction(defineProperty, vm.undefined, vm.global, key, descriptor)).dispose();
+    using loader = vm.newFunction('load', (position) => {
+      const at = vm.getNumber(position);
+      const name = names[at];
+      if (loading === groupOf[at]) return vm.undefined;
+      if (!this.loaded.has(name)) load(groupOf[at]);
+      // The caller disposes what a host function returns.
+      return this.loaded.get(name)!.dup();
+    });
+    vm.defineProp(vm.global, LAZY_LOADER, { configurable: true, value: loader });
+    return `((load, define, names) => names.forEach((name, at) => define(globalThis, name, {
+      configurable: true,
+      get: () => load(at),
+      set: (value) => define(globalThis, name, { value, writable: true, configurable: true }),
+    })))(${LAZY_LOADER}, Object.defineProperty, ${JSON.stringify(names)});`;
   }
 
   /** `globalThis[name]`, deleted from the global object: what preparation left for the worker. */
@@ -278,7 +295,6 @@ function captureOriginals(vm: QuickJSContext): Originals {
     get: vm.getProp(reflect, 'get'),
     deleteProperty: vm.getProp(reflect, 'deleteProperty'),
     freeze: vm.getProp(object, 'freeze'),
-    defineProperty: vm.getProp(object, 'defineProperty'),
     Promise: promise,
     resolve: vm.getProp(promise, 'resolve'),
   };

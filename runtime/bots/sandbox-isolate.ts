@@ -20,10 +20,12 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { ConsoleTail, installConsole } from './sandbox-console.js';
-import { HL7_CLASS, IsolateGlue } from './sandbox-glue.js';
+import { HL7_CLASS, IsolateGlue, LAZY_LOADER } from './sandbox-glue.js';
 import { isolateModule } from './isolate-bundle.js';
 import { commonJsWrapper, looksLikeModule } from './sandbox-helpers.js';
 import { HostCallQueue, type HostCaller } from './sandbox-host-calls.js';
+import { digest, intl, randomBytes, randomUUID, url } from './sandbox-natives.js';
+import { SandboxTimers, type Timer } from './sandbox-timers.js';
 import {
   Failure,
   failureOfThrown,
@@ -118,6 +120,8 @@ class Execution implements PreparedIsolate {
   private readonly console = new ConsoleTail();
   /** The run's `fhir` calls; none before the run starts. */
   private hostCalls: HostCallQueue<QuickJSDeferredPromise> | undefined;
+  /** The bot's setTimeout and setInterval callbacks. */
+  private readonly timers = new SandboxTimers<QuickJSHandle>((callback) => callback.dispose());
   /** What the isolate's own code calls the worker through (isolate/isolate-host.ts). */
   private host: QuickJSHandle | undefined;
   /** The `fhir` client (isolate/fhir-client.ts). */
@@ -158,19 +162,21 @@ class Execution implements PreparedIsolate {
       this.hostCall(vm.typeof(method) === 'string' ? vm.getString(method) : '', args),
     );
     vm.setProp(host, 'call', call);
+    this.addNatives(host);
     glue.freeze(host);
     vm.defineProp(vm.global, HOST_GLOBAL, { configurable: true, value: host });
-    glue.defineLazy([FHIR_CLIENT_GLOBAL], fhirClientSource(), host);
-    const scripts = [isolateModule('fhir-prelude')];
-    for (const prelude of preludes) {
-      if (typeof prelude === 'string') scripts.push(prelude);
-      else glue.defineLazy(prelude.globals, prelude.source, host);
-    }
+    const groups = [
+      { globals: [FHIR_CLIENT_GLOBAL], source: fhirClientSource() },
+      ...preludes.filter((prelude) => typeof prelude !== 'string'),
+    ];
+    const scripts = [glue.defineLazy(groups, host), isolateModule('fhir-prelude')];
+    for (const prelude of preludes) if (typeof prelude === 'string') scripts.push(prelude);
     // Each prelude is a statement of its own.
     try {
       this.evaluate(scripts.join('\n;\n'), 'preludes.js').dispose();
     } finally {
       glue.takeGlobal(HOST_GLOBAL).dispose();
+      glue.takeGlobal(LAZY_LOADER).dispose();
     }
     this.fhir = glue.takeGlobal(FHIR_GLOBAL);
     this.revive = glue.globalFunction(REVIVE_EVENT);
@@ -248,11 +254,46 @@ class Execution implements PreparedIsolate {
 
   dispose(): void {
     for (const deferred of this.hostCalls?.drop() ?? []) deferred.dispose();
+    this.timers.drop();
     for (const handle of [this.host, this.fhir, this.revive, this.hl7Class]) handle?.dispose();
     this.host = this.fhir = this.revive = this.hl7Class = undefined;
     this.glue.dispose();
     this.vm.dispose();
     this.runtime.dispose();
+  }
+
+  /**
+   * The host's synchronous natives (isolate/isolate-host.ts `Natives`), behind one host function,
+   * for the web platform's own code: it checks the arguments as the platform does, and passes
+   * binary data as ArrayBuffers.
+   */
+  private addNatives(host: QuickJSHandle): void {
+    const { vm } = this;
+    const natives: Record<string, (...args: QuickJSHandle[]) => QuickJSHandle | void> = {
+      setTimer: (callback, delay, repeat) =>
+        vm.newNumber(
+          this.timers.add(callback.dup(), vm.getNumber(delay), vm.dump(repeat) === true),
+        ),
+      clearTimer: (id) => this.timers.clear(vm.getNumber(id)),
+      randomBytes: (length) => vm.newArrayBuffer(randomBytes(vm.getNumber(length)).buffer),
+      randomUUID: () => vm.newString(randomUUID()),
+      digest: (algorithm, data) => {
+        using bytes = vm.getArrayBuffer(data);
+        return vm.newArrayBuffer(digest(vm.getString(algorithm), bytes.value).buffer);
+      },
+      intl: (request) => vm.newString(intl(vm.getString(request))),
+      url: (input, base, property, value) => {
+        const text = (handle: QuickJSHandle | undefined) =>
+          handle && vm.typeof(handle) === 'string' ? vm.getString(handle) : undefined;
+        return vm.newString(url(text(input)!, text(base), text(property), text(value)));
+      },
+    };
+    using dispatch = vm.newFunction('native', (nameHandle, ...args) => {
+      const name = vm.getString(nameHandle);
+      if (!Object.hasOwn(natives, name)) throw new TypeError(`No native ${name}`);
+      return natives[name](...args);
+    });
+    vm.setProp(host, 'native', dispatch);
   }
 
   /**
@@ -314,7 +355,10 @@ class Execution implements PreparedIsolate {
     return result.value;
   }
 
-  /** Runs jobs and waits for host replies until `handle` (a promise or a plain value) settles. */
+  /**
+   * Runs jobs, fires due timers (one at a time, with the jobs each leaves) and waits for host
+   * replies or the next timer until `handle` (a promise or a plain value) settles.
+   */
   private async settle(handle: QuickJSHandle): Promise<QuickJSHandle> {
     for (;;) {
       const jobs = this.runtime.executePendingJobs();
@@ -323,21 +367,35 @@ class Execution implements PreparedIsolate {
       const state = this.vm.getPromiseState(handle);
       if (state.type === 'fulfilled') return state.notAPromise ? handle.dup() : state.value;
       if (state.type === 'rejected') throw this.failureOf(state.error);
-      if ((this.hostCalls?.size ?? 0) === 0) {
+      const now = Date.now();
+      if (now >= this.deadline) {
+        this.interrupted = true;
+        throw new Failure('timeout');
+      }
+      const timer = this.timers.takeDue(now);
+      if (timer) {
+        this.fire(timer);
+        continue;
+      }
+      if ((this.hostCalls?.size ?? 0) === 0 && this.timers.size === 0) {
         throw new Failure('error', 'The bot awaited a promise that never settles');
       }
-      await this.nextReply();
+      await this.nextEvent(this.timers.nextDue() ?? Infinity);
     }
   }
 
-  private async nextReply(): Promise<void> {
-    const remaining = this.deadline - Date.now();
-    if (remaining <= 0) {
-      this.interrupted = true;
-      throw new Failure('timeout');
-    }
+  /** Runs a timer's callback: what it throws is the bot's error, as an uncaught exception. */
+  private fire(timer: Timer<QuickJSHandle>): void {
+    // A timeout's callback is the caller's now; an interval's may clear it while it runs.
+    using callback = timer.interval === undefined ? timer.callback : timer.callback.dup();
+    this.check(this.vm.callFunction(callback, this.vm.undefined)).dispose();
+  }
+
+  /** Waits for a host reply, or until `until` (a timer due) or the deadline. */
+  private async nextEvent(until: number): Promise<void> {
+    const remaining = Math.min(this.deadline, until) - Date.now();
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, remaining);
+      const timer = setTimeout(resolve, Math.max(0, remaining));
       this.wake = () => {
         clearTimeout(timer);
         resolve();

@@ -1,15 +1,17 @@
 /**
- * What bots' isolates are prepared with for HL7 v2: the globals `Hl7Message`, `Hl7Segment`,
- * `Hl7Field` and `Hl7Context` (isolate/hl7.ts, Medplum's API), and for HL7 input, the event's
- * text parsed into an Hl7Message before the handler sees it.
+ * What bots' isolates are prepared with: the web platform (web-platform.ts, lazy groups), the
+ * HL7 v2 globals `Hl7Message`, `Hl7Segment`, `Hl7Field` and `Hl7Context` (isolate/hl7.ts,
+ * Medplum's API), and for HL7 input, the event's text parsed into an Hl7Message before the
+ * handler sees it.
  *
- * Compiling the classes costs more than the rest of an echo execution (docs/performance.md), so
- * they are compiled ahead (a script) only in isolates for bots that will use them, and elsewhere
- * on first read (a lazy group). Two arrays, always the same: sandbox workers prepare isolates
- * ahead for each.
+ * Compiling the HL7 classes costs more than the rest of an echo execution (docs/performance.md),
+ * so they are compiled ahead (a script) only in isolates for bots that will use them, and
+ * elsewhere on first read (a lazy group). Two arrays, always the same: sandbox workers prepare
+ * isolates ahead for each.
  */
 import { isolateModule } from './isolate-bundle.js';
 import type { Prelude } from './sandbox-types.js';
+import { WEB_PLATFORM } from './web-platform.js';
 import { HL7_V2_ER7 } from '../hl7/media-type.js';
 
 const GLOBALS = ['Hl7Message', 'Hl7Segment', 'Hl7Field', 'Hl7Context'] as const;
@@ -33,7 +35,7 @@ function preludeSets(): PreludeSets {
   if (sets) return sets;
   const classes = isolateModule('hl7');
   sets = {
-    lazy: [{ globals: GLOBALS, source: `() => ${classes}` }],
+    lazy: [{ globals: GLOBALS, source: `() => ${classes}` }, ...WEB_PLATFORM],
     eager: [
       `(() => {
   const classes = ${classes};
@@ -47,6 +49,7 @@ function preludeSets(): PreludeSets {
     return event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event;
   };
 })();`,
+      ...WEB_PLATFORM,
     ],
   };
   return sets;
