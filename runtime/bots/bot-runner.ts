@@ -18,6 +18,7 @@ import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
 import { HL7_V2_ER7, type BotInput } from './bot-input.js';
 import type { Prelude, SandboxHost, SandboxPool, SandboxResult } from './sandbox-pool.js';
+import { WEB_PLATFORM } from './web-platform.js';
 
 export interface BotLimits {
   readonly defaultTimeoutSeconds: number;
@@ -84,8 +85,8 @@ const HL7_EVENT = `globalThis.__graphirReviveEvent = (event) => (event.contentTy
  * Two arrays, always the same: sandbox workers prepare isolates ahead for each. HL7 input always
  * runs with HL7_PRELUDES, so only they parse it.
  */
-const PRELUDES: readonly Prelude[] = [HL7_LAZY];
-const HL7_PRELUDES: readonly Prelude[] = [HL7_EAGER, HL7_EVENT];
+const PRELUDES: readonly Prelude[] = [HL7_LAZY, ...WEB_PLATFORM];
+const HL7_PRELUDES: readonly Prelude[] = [HL7_EAGER, HL7_EVENT, ...WEB_PLATFORM];
 
 export class BotRunner {
   constructor(private readonly options: BotRunnerOptions) {}

@@ -1,0 +1,8 @@
+/**
+ * The lazy group of the fetch classes and what they refer to: one evaluation, so that
+ * `instanceof` holds between them (a Request's signal is this group's AbortSignal, a body
+ * read as a Blob is this group's Blob).
+ */
+export { DOMException, Event, EventTarget, AbortController, AbortSignal } from './web-events.js';
+export { Blob, File, FormData } from './web-blob.js';
+export { Headers, Request, Response } from './web-fetch-classes.js';
