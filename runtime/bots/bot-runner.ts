@@ -13,7 +13,9 @@ import { Hl7Message } from '../hl7/hl7-message.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
+import type { EgressClient } from '../egress/egress-client.js';
 import type { AuditLog } from './audit-log.js';
+import { BotFetch, bodyLimit } from './bot-fetch.js';
 import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
 import { HL7_V2_ER7, type BotInput } from './bot-input.js';
@@ -35,6 +37,8 @@ export interface BotRunnerOptions {
   readonly searchLimits: SearchLimits;
   readonly queryLimits: QueryLimits;
   readonly botLimits: BotLimits;
+  /** Where a bot's `fetch` may connect (GRAPHIR_EGRESS_ALLOW). */
+  readonly egress: EgressClient;
   /** Places in the pool, fairly across projects. */
   readonly scheduler: ProjectScheduler;
   /** The bot's console output at debug level, tagged with the execution's trace id. */
@@ -119,19 +123,29 @@ export class BotRunner {
     };
     const started = new Date();
     const code = String(bot.code ?? '');
+    const timeoutMs = timeoutOf(bot, botLimits) * 1000;
+    const fetcher = new BotFetch(this.options.egress, bodyLimit(botLimits.memoryBytes), timeoutMs);
     const host = afterQueuedAudits(
       createBotHost({ store, schema, limits: searchLimits, queryLimits, projectId }),
       () => this.options.audit.settledFor(projectId),
     );
-    const result = await pool.run({
-      code,
-      event,
-      preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
-      timeoutMs: timeoutOf(bot, botLimits) * 1000,
-      memoryBytes: botLimits.memoryBytes,
-      host,
-    });
-    this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
+    let result: SandboxResult;
+    try {
+      result = await pool.run({
+        code,
+        event,
+        preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
+        timeoutMs,
+        memoryBytes: botLimits.memoryBytes,
+        host: fetcher.host(host),
+      });
+    } finally {
+      fetcher.end();
+    }
+    this.options.audit.record(
+      projectId,
+      auditEvent(bot, callerId, traceId, started, result, fetcher.log()),
+    );
     this.options.metrics?.observeBot(result.status, result.durationMs);
     if (result.console) {
       this.options.logger?.debug(
@@ -173,6 +187,7 @@ function auditEvent(
   traceId: string,
   started: Date,
   result: SandboxResult,
+  fetches: readonly string[],
 ): FhirResource {
   const ended = new Date();
   const outcome = { ok: '0', error: '4', timeout: '8', memory: '8' }[result.status];
@@ -214,6 +229,8 @@ function auditEvent(
           ...(result.console
             ? [detail('console', storable(result.console.slice(-CONSOLE_TAIL)))]
             : []),
+          // Each request of the bot's fetch: method, host, status or failure, duration.
+          ...fetches.map((line) => detail('fetch', storable(line))),
         ],
       },
     ],

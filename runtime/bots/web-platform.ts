@@ -8,9 +8,16 @@
 import { isolateModule } from './isolate-bundle.js';
 import type { Prelude } from './sandbox-types.js';
 
-/** A group whose values are the exports of isolate/<module>.ts named by `globals`. */
+/**
+ * A group whose values are the exports of isolate/<module>.ts named by `globals`. A module that
+ * needs the isolate host exports `withHost(host)`, whose values join its exports (web-fetch.ts:
+ * `fetch`, made in the same evaluation as the classes it returns instances of).
+ */
 function group(globals: readonly string[], module: string): Prelude {
-  return { globals, source: `() => (${isolateModule(module)})` };
+  return {
+    globals,
+    source: `(host) => { const m = ${isolateModule(module)}; return m.withHost ? { ...m, ...m.withHost(host) } : m; }`,
+  };
 }
 
 export const WEB_PLATFORM: readonly Prelude[] = [
@@ -27,6 +34,7 @@ export const WEB_PLATFORM: readonly Prelude[] = [
       'DOMException',
       'Event',
       'EventTarget',
+      'fetch',
     ],
     'web-fetch',
   ),

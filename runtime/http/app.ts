@@ -4,6 +4,7 @@ import type { ClientRegistry } from '../access/client-registry.js';
 import type { TokenService } from '../access/token-service.js';
 import { BotRunner, type BotLimits } from '../bots/bot-runner.js';
 import type { AuditLog } from '../bots/audit-log.js';
+import type { EgressClient } from '../egress/egress-client.js';
 import { ProjectScheduler, type SchedulerLimits } from '../bots/project-scheduler.js';
 import type { SandboxPool } from '../bots/sandbox-pool.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
@@ -47,6 +48,8 @@ export interface AppDependencies {
   readonly tokens: TokenService;
   readonly pool: SandboxPool;
   readonly audit: AuditLog;
+  /** Where a bot's `fetch` may connect (GRAPHIR_EGRESS_ALLOW). */
+  readonly egress: EgressClient;
   /** Request lines, internal errors and bot console output; by default pino at `LOG_LEVEL`. */
   readonly logger?: Logger;
   /** Served at `GET /metrics`; by default a fresh registry. */
@@ -70,6 +73,7 @@ export function createApp({
   tokens,
   pool,
   audit,
+  egress,
   logger = createLogger(),
   metrics = new Metrics(),
   baseUrl,
@@ -124,6 +128,7 @@ export function createApp({
         clients,
         pool,
         audit,
+        egress,
         searchLimits,
         queryLimits: limits.query,
         botLimits: limits.bots,

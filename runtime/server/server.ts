@@ -7,6 +7,7 @@ import { TokenService } from '../access/token-service.js';
 import { createApp } from '../http/app.js';
 import { botIdentifierRule } from '../bots/bot-identifier-rule.js';
 import { AuditLog } from '../bots/audit-log.js';
+import { EgressClient } from '../egress/egress-client.js';
 import { SandboxPool } from '../bots/sandbox-pool.js';
 import { requestLimits, type Config } from './config.js';
 import { buildExecutableSchema } from '../graphql/build-executable-schema.js';
@@ -72,6 +73,7 @@ export async function startServer(
   const tokens = await TokenService.open(new SigningKeyStore(db), config.tokenLifetimeSeconds);
   const pool = new SandboxPool({ size: config.botWorkers });
   const audit = new AuditLog(store);
+  const egress = new EgressClient(config.egress);
   const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
   const server = createApp({
     limits: requestLimits(config),
@@ -81,6 +83,7 @@ export async function startServer(
     tokens,
     pool,
     audit,
+    egress,
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
@@ -108,6 +111,7 @@ export async function startServer(
     close: async ({ graceMs = 0 } = {}) => {
       await closeGracefully(server, graceMs);
       await pool.close();
+      await egress.close();
       await audit.settled();
       await store.statistics.settled();
       if (!options.db) await db.close();

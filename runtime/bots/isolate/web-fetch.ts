@@ -6,3 +6,5 @@
 export { DOMException, Event, EventTarget, AbortController, AbortSignal } from './web-events.js';
 export { Blob, File, FormData } from './web-blob.js';
 export { Headers, Request, Response } from './web-fetch-classes.js';
+// `fetch` needs the isolate host: web-platform.ts adds what `withHost` makes.
+export { withHost } from './fetch.js';
