@@ -148,28 +148,37 @@ export class IsolateGlue {
    * A lazy group: `source` is an expression for a function `(host) => ({ [global]: value, … })`,
    * called with `host` on the first read of any of `globals`, in global scope; each global is then
    * its value. Until then it costs nothing. What the evaluation throws, the read throws. A global
-   * assigned before or after is simply replaced, as a plain global would be.
+   * assigned before or after is simply replaced, as a plain global would be. While the group
+   * loads, its globals read as undefined: a polyfill that first looks for its own global finds
+   * none, rather than loading itself again.
    */
   defineLazy(globals: readonly string[], source: string, host: QuickJSHandle): void {
     const { vm } = this;
+    let loading = false;
     const load = (): void => {
-      const evaluated = vm.evalCode(source, `${globals[0]}.js`);
-      // Thrown from a host function, a handle is thrown in the isolate as it is.
-      if (evaluated.error) throw evaluated.error;
-      using factory = evaluated.value;
-      const made = vm.callFunction(factory, vm.undefined, host);
-      if (made.error) throw made.error;
-      using values = made.value;
-      for (const name of globals) {
-        const value = this.read(values, name);
-        this.loaded.get(name)?.dispose();
-        this.loaded.set(name, value);
+      loading = true;
+      try {
+        const evaluated = vm.evalCode(source, `${globals[0]}.js`);
+        // Thrown from a host function, a handle is thrown in the isolate as it is.
+        if (evaluated.error) throw evaluated.error;
+        using factory = evaluated.value;
+        const made = vm.callFunction(factory, vm.undefined, host);
+        if (made.error) throw made.error;
+        using values = made.value;
+        for (const name of globals) {
+          const value = this.read(values, name);
+          this.loaded.get(name)?.dispose();
+          this.loaded.set(name, value);
+        }
+      } finally {
+        loading = false;
       }
     };
     for (const name of globals) {
       vm.defineProp(vm.global, name, {
         configurable: true,
         get: () => {
+          if (loading) return vm.undefined;
           if (!this.loaded.has(name)) load();
           // The caller disposes what a host function returns.
           return this.loaded.get(name)!.dup();

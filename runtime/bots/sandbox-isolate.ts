@@ -24,6 +24,8 @@ import { HL7_CLASS, IsolateGlue } from './sandbox-glue.js';
 import { isolateModule } from './isolate-bundle.js';
 import { commonJsWrapper, looksLikeModule } from './sandbox-helpers.js';
 import { HostCallQueue, type HostCaller } from './sandbox-host-calls.js';
+import { digest, intl, randomBytes, randomUUID, url } from './sandbox-natives.js';
+import { SandboxTimers, type Timer } from './sandbox-timers.js';
 import {
   Failure,
   failureOfThrown,
@@ -111,6 +113,8 @@ class Execution implements PreparedIsolate {
   private readonly console = new ConsoleTail();
   /** The run's `fhir` calls; none before the run starts. */
   private hostCalls: HostCallQueue<QuickJSDeferredPromise> | undefined;
+  /** The bot's setTimeout and setInterval callbacks. */
+  private readonly timers = new SandboxTimers<QuickJSHandle>((callback) => callback.dispose());
   /** What the isolate's own code calls the worker through (isolate/isolate-host.ts). */
   private host: QuickJSHandle | undefined;
   /** The `fhir` client (isolate/fhir-client.ts). */
@@ -151,6 +155,7 @@ class Execution implements PreparedIsolate {
       this.hostCall(vm.typeof(method) === 'string' ? vm.getString(method) : '', args),
     );
     vm.setProp(host, 'call', call);
+    this.addNatives(host);
     glue.freeze(host);
     vm.defineProp(vm.global, HOST_GLOBAL, { configurable: true, value: host });
     const scripts = [isolateModule('fhir-prelude')];
@@ -238,11 +243,43 @@ class Execution implements PreparedIsolate {
 
   dispose(): void {
     for (const deferred of this.hostCalls?.drop() ?? []) deferred.dispose();
+    this.timers.drop();
     for (const handle of [this.host, this.fhir, this.revive, this.hl7Class]) handle?.dispose();
     this.host = this.fhir = this.revive = this.hl7Class = undefined;
     this.glue.dispose();
     this.vm.dispose();
     this.runtime.dispose();
+  }
+
+  /**
+   * The host's synchronous functions (isolate/isolate-host.ts), for the web platform's own code:
+   * it checks the arguments as the platform does, and passes binary data as ArrayBuffers.
+   */
+  private addNatives(host: QuickJSHandle): void {
+    const { vm } = this;
+    const natives: Record<string, (...args: QuickJSHandle[]) => QuickJSHandle | void> = {
+      setTimer: (callback, delay, repeat) =>
+        vm.newNumber(
+          this.timers.add(callback.dup(), vm.getNumber(delay), vm.dump(repeat) === true),
+        ),
+      clearTimer: (id) => this.timers.clear(vm.getNumber(id)),
+      randomBytes: (length) => vm.newArrayBuffer(randomBytes(vm.getNumber(length)).buffer),
+      randomUUID: () => vm.newString(randomUUID()),
+      digest: (algorithm, data) => {
+        using bytes = vm.getArrayBuffer(data);
+        return vm.newArrayBuffer(digest(vm.getString(algorithm), bytes.value).buffer);
+      },
+      intl: (request) => vm.newString(intl(vm.getString(request))),
+      url: (input, base, property, value) => {
+        const text = (handle: QuickJSHandle | undefined) =>
+          handle && vm.typeof(handle) === 'string' ? vm.getString(handle) : undefined;
+        return vm.newString(url(text(input)!, text(base), text(property), text(value)));
+      },
+    };
+    for (const [name, native] of Object.entries(natives)) {
+      using fn = vm.newFunction(name, native);
+      vm.setProp(host, name, fn);
+    }
   }
 
   /**
@@ -304,7 +341,10 @@ class Execution implements PreparedIsolate {
     return result.value;
   }
 
-  /** Runs jobs and waits for host replies until `handle` (a promise or a plain value) settles. */
+  /**
+   * Runs jobs, fires due timers (one at a time, with the jobs each leaves) and waits for host
+   * replies or the next timer until `handle` (a promise or a plain value) settles.
+   */
   private async settle(handle: QuickJSHandle): Promise<QuickJSHandle> {
     for (;;) {
       const jobs = this.runtime.executePendingJobs();
@@ -313,21 +353,35 @@ class Execution implements PreparedIsolate {
       const state = this.vm.getPromiseState(handle);
       if (state.type === 'fulfilled') return state.notAPromise ? handle.dup() : state.value;
       if (state.type === 'rejected') throw this.failureOf(state.error);
-      if ((this.hostCalls?.size ?? 0) === 0) {
+      const now = Date.now();
+      if (now >= this.deadline) {
+        this.interrupted = true;
+        throw new Failure('timeout');
+      }
+      const timer = this.timers.takeDue(now);
+      if (timer) {
+        this.fire(timer);
+        continue;
+      }
+      if ((this.hostCalls?.size ?? 0) === 0 && this.timers.size === 0) {
         throw new Failure('error', 'The bot awaited a promise that never settles');
       }
-      await this.nextReply();
+      await this.nextEvent(this.timers.nextDue() ?? Infinity);
     }
   }
 
-  private async nextReply(): Promise<void> {
-    const remaining = this.deadline - Date.now();
-    if (remaining <= 0) {
-      this.interrupted = true;
-      throw new Failure('timeout');
-    }
+  /** Runs a timer's callback: what it throws is the bot's error, as an uncaught exception. */
+  private fire(timer: Timer<QuickJSHandle>): void {
+    // A timeout's callback is the caller's now; an interval's may clear it while it runs.
+    using callback = timer.interval === undefined ? timer.callback : timer.callback.dup();
+    this.check(this.vm.callFunction(callback, this.vm.undefined)).dispose();
+  }
+
+  /** Waits for a host reply, or until `until` (a timer due) or the deadline. */
+  private async nextEvent(until: number): Promise<void> {
+    const remaining = Math.min(this.deadline, until) - Date.now();
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, remaining);
+      const timer = setTimeout(resolve, Math.max(0, remaining));
       this.wake = () => {
         clearTimeout(timer);
         resolve();

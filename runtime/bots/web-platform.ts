@@ -2,8 +2,8 @@
  * The web platform a bot expects, as lazy groups of globals (sandbox-types.ts `Prelude`): each
  * group is compiled in an isolate only when a bot first reads one of its globals, so a bot that
  * uses none of them pays for none. The code of each group is a module under isolate/, bundled
- * with its npm imports (isolate-bundle.ts); a group's factory gets the isolate host
- * (isolate/isolate-host.ts) for what needs the worker's natives.
+ * with its npm imports (isolate-bundle.ts); a group that needs the worker (timers, URL, crypto, Intl)
+ * gets the isolate host (isolate/isolate-host.ts) in its factory.
  */
 import { isolateModule } from './isolate-bundle.js';
 import type { Prelude } from './sandbox-types.js';
@@ -20,7 +20,17 @@ function group(globals: readonly string[], module: string): Prelude {
   };
 }
 
+/** A group whose values are made by isolate/<module>.ts's `factory` from the host. */
+function hostGroup(globals: readonly string[], module: string, factory: string): Prelude {
+  return { globals, source: `(host) => (${isolateModule(module)}).${factory}(host)` };
+}
+
 export const WEB_PLATFORM: readonly Prelude[] = [
+  hostGroup(
+    ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask'],
+    'web-timers',
+    'timerGlobals',
+  ),
   group(
     [
       'Headers',
@@ -38,4 +48,13 @@ export const WEB_PLATFORM: readonly Prelude[] = [
     ],
     'web-fetch',
   ),
+  hostGroup(['URL', 'URLSearchParams'], 'web-url', 'urlGlobals'),
+  group(['TextEncoder', 'TextDecoder', 'atob', 'btoa'], 'web-text'),
+  group(['Buffer'], 'web-buffer'),
+  hostGroup(['crypto'], 'web-crypto', 'cryptoGlobals'),
+  group(['structuredClone'], 'web-clone'),
+  hostGroup(['Intl'], 'web-intl', 'intlGlobals'),
+  group(['WebSocket'], 'web-websocket'),
+  // Date's and Number's toLocale…String on the Intl group: prototypes cannot be lazy globals.
+  isolateModule('web-locale'),
 ];

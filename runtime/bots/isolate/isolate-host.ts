@@ -9,6 +9,25 @@ export interface IsolateHost {
    * Error with its message and `outcome` (an OperationOutcome).
    */
   call(method: string, ...args: unknown[]): Promise<unknown>;
+  /**
+   * A timer (sandbox-timers.ts): `callback` runs when `delay` ms have passed, and again every
+   * `delay` ms if `repeat`, until cleared or the handler settles. Its id; a RangeError when too
+   * many are pending.
+   */
+  setTimer(callback: () => void, delay: number, repeat: boolean): number;
+  clearTimer(id: number): void;
+  /** Random bytes from node:crypto, at most 65,536 (a RangeError beyond). */
+  randomBytes(length: number): ArrayBuffer;
+  randomUUID(): string;
+  /** SHA-1, SHA-256, SHA-384 or SHA-512 of `data`. */
+  digest(algorithm: string, data: ArrayBuffer): ArrayBuffer;
+  /**
+   * `input` parsed against `base` by Node's URL, with `property` then set to `value`: the JSON
+   * of its parts (href, origin, protocol… hash), or of null when it does not parse.
+   */
+  url(input: string, base?: string, property?: string, value?: string): string;
+  /** A call on Node's Intl, as JSON in and out (sandbox-natives.ts `intl`). */
+  intl(requestJson: string): string;
 }
 
 /** The host during preparation: scripts read it then; lazy groups are given it. */
