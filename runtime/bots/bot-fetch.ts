@@ -1,7 +1,7 @@
 /**
  * A bot's `fetch`, on the main thread: one execution's requests, sent with the server's egress
- * client (runtime/egress/), so that they connect only where GRAPHIR_EGRESS_ALLOW allows. The
- * execution's deadline bounds them, and when it ends those still running are cut off; a response
+ * client (runtime/egress/), so that they connect only where GRAPHIR_EGRESS_ALLOW allows. When
+ * the execution ends (its deadline among the ways) those still running are cut off; a response
  * body larger than the execution may hold is refused before it crosses to the sandbox; and each
  * request is logged for the execution's AuditEvent. How many run at once is the sandbox's host
  * call queue's business (sandbox-host-calls.ts), as for `fhir` calls.
@@ -34,17 +34,16 @@ interface LoggedRequest {
 export class BotFetch {
   private readonly requests: LoggedRequest[] = [];
   private unlogged = 0;
+  /**
+   * Aborts every request when the execution ends. Its deadline is the sandbox's: a timer here
+   * would race it, and could fail a bot's fetch just before the bot is stopped for its time.
+   */
   private readonly ended = new AbortController();
-  /** Aborts every request at the execution's deadline or end, whichever comes first. */
-  private readonly signal: AbortSignal;
 
   constructor(
     private readonly client: EgressClient,
     private readonly maxBodyBytes: number,
-    timeoutMs: number,
-  ) {
-    this.signal = AbortSignal.any([this.ended.signal, AbortSignal.timeout(timeoutMs)]);
-  }
+  ) {}
 
   /** Runs `fetch` host calls here, the rest on `host`. */
   host(host: SandboxHost): SandboxHost {
@@ -70,7 +69,7 @@ export class BotFetch {
         headers: call.headers as [string, string][],
         ...(call.body === undefined ? {} : { body: Buffer.from(call.body, 'latin1') }),
         redirect: call.redirect as RequestInit['redirect'],
-        signal: this.signal,
+        signal: this.ended.signal,
       });
       const body = await this.readBody(response, call.method);
       finish(logged, String(response.status));

@@ -123,8 +123,7 @@ export class BotRunner {
     };
     const started = new Date();
     const code = String(bot.code ?? '');
-    const timeoutMs = timeoutOf(bot, botLimits) * 1000;
-    const fetcher = new BotFetch(this.options.egress, bodyLimit(botLimits.memoryBytes), timeoutMs);
+    const fetcher = new BotFetch(this.options.egress, bodyLimit(botLimits.memoryBytes));
     const host = afterQueuedAudits(
       createBotHost({ store, schema, limits: searchLimits, queryLimits, projectId }),
       () => this.options.audit.settledFor(projectId),
@@ -135,7 +134,7 @@ export class BotRunner {
         code,
         event,
         preludes: input.kind === 'hl7' || code.includes('Hl7Message') ? HL7_PRELUDES : PRELUDES,
-        timeoutMs,
+        timeoutMs: timeoutOf(bot, botLimits) * 1000,
         memoryBytes: botLimits.memoryBytes,
         host: fetcher.host(host),
       });

@@ -8,16 +8,9 @@
 import { isolateModule } from './isolate-bundle.js';
 import type { Prelude } from './sandbox-types.js';
 
-/**
- * A group whose values are the exports of isolate/<module>.ts named by `globals`. A module that
- * needs the isolate host exports `withHost(host)`, whose values join its exports (web-fetch.ts:
- * `fetch`, made in the same evaluation as the classes it returns instances of).
- */
+/** A group whose values are the exports of isolate/<module>.ts named by `globals`. */
 function group(globals: readonly string[], module: string): Prelude {
-  return {
-    globals,
-    source: `(host) => { const m = ${isolateModule(module)}; return m.withHost ? { ...m, ...m.withHost(host) } : m; }`,
-  };
+  return { globals, source: `() => (${isolateModule(module)})` };
 }
 
 /** A group whose values are made by isolate/<module>.ts's `factory` from the host. */
@@ -31,7 +24,8 @@ export const WEB_PLATFORM: readonly Prelude[] = [
     'web-timers',
     'timerGlobals',
   ),
-  group(
+  // `fetch` with the classes it returns instances of, in one evaluation.
+  hostGroup(
     [
       'Headers',
       'Request',
@@ -47,6 +41,7 @@ export const WEB_PLATFORM: readonly Prelude[] = [
       'fetch',
     ],
     'web-fetch',
+    'fetchGlobals',
   ),
   hostGroup(['URL', 'URLSearchParams'], 'web-url', 'urlGlobals'),
   group(['TextEncoder', 'TextDecoder', 'atob', 'btoa'], 'web-text'),

@@ -334,10 +334,10 @@ describe('a bot’s fetch', () => {
       `await fetch(event.input.url + '/json');
        await fetch(event.input.url + '/echo', { method: 'POST', body: 'x' });
        try { await fetch('http://169.254.169.254/'); } catch {}
-       return 'ok';`,
+       return { done: true };`,
       { url: upstream.url },
     );
-    expect(json).toBe('ok');
+    expect(json).toEqual({ done: true });
     const details = await fetchDetails(allowed, traceId!);
     expect(details).toEqual([
       expect.stringMatching(/^GET 127\.0\.0\.1:\d+ 200 \d+ ms$/),

@@ -31,12 +31,7 @@ export interface FetchReply {
   readonly body: string;
 }
 
-/** The group's values that need the host (web-platform.ts). */
-export function withHost(host: IsolateHost) {
-  return { fetch: createFetch(host) };
-}
-
-function createFetch(host: IsolateHost) {
+export function createFetch(host: IsolateHost) {
   return async function fetch(input: string | URL | Request, init?: RequestInit) {
     const request = new Request(input, init);
     const { signal } = request;
