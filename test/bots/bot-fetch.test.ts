@@ -55,6 +55,12 @@ async function startUpstream(): Promise<Upstream> {
         response.write(chunk.subarray(0, Math.min(chunk.length, bytes - sent)));
       response.end();
     },
+    '/zeros': (request, response) => {
+      const bytes = Number(new URL(request.url!, 'http://x').searchParams.get('bytes'));
+      response
+        .writeHead(200, { 'content-type': 'application/octet-stream' })
+        .end(Buffer.alloc(bytes));
+    },
     '/declared': (_request, response) =>
       response.writeHead(200, { 'content-length': String(64 * 1024 * 1024) }).flushHeaders(),
     '/held': (_request, response) => {
@@ -310,6 +316,18 @@ describe('a bot’s fetch', () => {
       expect(failure).toMatch(
         /^fetch failed: The response to GET http:\/\/127\.0\.0\.1:\d+\/(big|declared)\S* is larger than the 4194304 bytes a bot may read/,
       );
+  });
+
+  it('counts a response against the bot’s memory as it crosses to the sandbox', async () => {
+    // 3 MB of zero bytes is within the body limit (4 MB), but crosses as 18 MB of JSON text
+    // (\u0000 for each), past the bot's 16 MB.
+    const { status, json } = await execute(
+      allowed,
+      `const r = await fetch(event.input.url + '/zeros?bytes=' + (3 * 1024 * 1024)); return (await r.arrayBuffer()).byteLength;`,
+      { url: upstream.url },
+    );
+    expect(status).toBe(400);
+    expect(json.issue[0].code).toBe('too-costly');
   });
 
   it('ends with the bot’s deadline when a server does not answer (408)', async () => {
