@@ -67,7 +67,7 @@ export class BotFetch {
       const response = await this.client.fetch(url, {
         method: call.method,
         headers: call.headers as [string, string][],
-        ...(call.body === undefined ? {} : { body: Buffer.from(call.body, 'latin1') }),
+        ...(call.body === undefined ? {} : { body: Buffer.from(call.body, 'base64') }),
         redirect: call.redirect as RequestInit['redirect'],
         signal: this.ended.signal,
       });
@@ -79,7 +79,7 @@ export class BotFetch {
         headers: [...response.headers],
         url: response.url,
         redirected: response.redirected,
-        body: body.toString('latin1'),
+        body: body.toString('base64'),
       };
     } catch (error) {
       const reason = reasonOf(error);
