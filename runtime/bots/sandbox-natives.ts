@@ -6,8 +6,12 @@
  */
 import { createHash, randomFillSync, randomUUID } from 'node:crypto';
 
-/** crypto.getRandomValues' limit, in bytes (Web Crypto: QuotaExceededError beyond it). */
-export const MAX_RANDOM_BYTES = 65_536;
+/**
+ * Random bytes one call gives: crypto.getRandomValues (up to 65,536 bytes) asks in chunks, so
+ * that each allocation a host function makes in the isolate is small: a large one failing at
+ * the isolate's memory limit leaves QuickJS's host calls broken.
+ */
+const RANDOM_CHUNK_BYTES = 1024;
 const DIGESTS: Readonly<Record<string, string>> = {
   'SHA-1': 'sha1',
   'SHA-256': 'sha256',
@@ -16,8 +20,8 @@ const DIGESTS: Readonly<Record<string, string>> = {
 };
 
 export function randomBytes(length: number): Uint8Array {
-  if (!Number.isInteger(length) || length < 0 || length > MAX_RANDOM_BYTES) {
-    throw new RangeError(`Random bytes are given ${MAX_RANDOM_BYTES} at most`);
+  if (!Number.isInteger(length) || length < 0 || length > RANDOM_CHUNK_BYTES) {
+    throw new RangeError(`Random bytes are given ${RANDOM_CHUNK_BYTES} at a time`);
   }
   return randomFillSync(new Uint8Array(length));
 }

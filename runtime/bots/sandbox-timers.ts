@@ -33,9 +33,13 @@ export class SandboxTimers<Callback> {
     return this.pending.size;
   }
 
-  /** Adds a timer due after `delay` ms; throws when MAX_TIMERS are pending. */
+  /**
+   * Adds a timer due after `delay` ms, which holds `callback` from now on; when MAX_TIMERS are
+   * pending, releases it and throws.
+   */
   add(callback: Callback, delay: number, repeat: boolean): number {
     if (this.pending.size >= MAX_TIMERS) {
+      this.release(callback);
       throw new RangeError(`More than ${MAX_TIMERS} timers pending`);
     }
     const ms = delayOf(delay);

@@ -16,7 +16,7 @@ export interface IsolateHost {
    */
   setTimer(callback: () => void, delay: number, repeat: boolean): number;
   clearTimer(id: number): void;
-  /** Random bytes from node:crypto, at most 65,536 (a RangeError beyond). */
+  /** Random bytes from node:crypto, at most 1,024 a call (a RangeError beyond). */
   randomBytes(length: number): ArrayBuffer;
   randomUUID(): string;
   /** SHA-1, SHA-256, SHA-384 or SHA-512 of `data`. */

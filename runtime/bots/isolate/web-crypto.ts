@@ -6,6 +6,8 @@
 import type { IsolateHost } from './isolate-host.js';
 
 const MAX_RANDOM_BYTES = 65_536;
+/** What the host gives a call (sandbox-natives.ts RANDOM_CHUNK_BYTES). */
+const RANDOM_CHUNK_BYTES = 1024;
 const INTEGER_ARRAYS = [
   'Int8Array',
   'Uint8Array',
@@ -61,8 +63,11 @@ export function cryptoGlobals(host: IsolateHost) {
           'QuotaExceededError',
         );
       }
-      const random = new Uint8Array(host.randomBytes(array.byteLength));
-      new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(random);
+      const target = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+      for (let at = 0; at < target.length; at += RANDOM_CHUNK_BYTES) {
+        const length = Math.min(RANDOM_CHUNK_BYTES, target.length - at);
+        target.set(new Uint8Array(host.randomBytes(length)), at);
+      }
       return array;
     },
     randomUUID: (): string => host.randomUUID(),
