@@ -2,7 +2,8 @@
  * npm run bench:bots — `$execute` over HTTP on PGlite and PostgreSQL, the server running as
  * `npm start` runs it in its own process (bench/bench-server.ts) and the load sent from another
  * (bench/load-client.ts): an echo bot for each content type, an HL7 bot answering buildAck(),
- * and a bot reading one Patient through `fhir`; p50, p99 and executions per second at
+ * a bot reading one Patient through `fhir`, and a bot whose `fetch` reads JSON from a loopback
+ * server (the floor's, allowed by GRAPHIR_EGRESS_ALLOW); p50, p99 and executions per second at
  * concurrency 1 and 16, the first execution after the bot is saved (cold), and a trivial Koa
  * handler on the same machine (the floor); then the JSON echo at concurrency 1 and the floor in
  * turn, five times, as a multiple of the floor's p50 (the target), with the CPU each execution
@@ -23,7 +24,7 @@ const FLOOR_ROUNDS = 5;
 const load = new LoadClient();
 const floor = await startFloor();
 for (const engine of await availableEngines()) {
-  const server = await startBenchServer(engine);
+  const server = await startBenchServer(engine, { GRAPHIR_EGRESS_ALLOW: '127.0.0.1' });
   try {
     await run(engine, server);
   } finally {
@@ -71,6 +72,12 @@ async function run(engine: string, server: BenchServer): Promise<void> {
       'export async function handler(fhir, event) { return fhir.readResource("Patient", event.input.id); }',
       'application/json',
       JSON.stringify({ id: patient.id }),
+    ],
+    [
+      'fetch JSON from a loopback server',
+      'export async function handler(fhir, event) { return (await fetch(event.input.url)).json(); }',
+      'application/json',
+      JSON.stringify({ url: floor.url }),
     ],
   ];
   // Steady state: every case's code path (V8's code, QuickJS's WebAssembly tiers) warmed before

@@ -16,7 +16,9 @@ import { fhirError } from '../model/fhir-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
+import type { EgressClient } from '../egress/egress-client.js';
 import type { AuditLog } from './audit-log.js';
+import { BotFetch, bodyLimit } from './bot-fetch.js';
 import type { ProjectScheduler } from './project-scheduler.js';
 import { createBotHost } from './bot-host.js';
 import type { BotInput } from './bot-input.js';
@@ -39,6 +41,8 @@ export interface BotRunnerOptions {
   readonly searchLimits: SearchLimits;
   readonly queryLimits: QueryLimits;
   readonly botLimits: BotLimits;
+  /** Where a bot's `fetch` may connect (GRAPHIR_EGRESS_ALLOW). */
+  readonly egress: EgressClient;
   /** Places in the pool, fairly across projects. */
   readonly scheduler: ProjectScheduler;
   /** The bot's console output at debug level, tagged with the execution's trace id. */
@@ -125,6 +129,7 @@ export class BotRunner {
       const childExecution = { ...execution, bot: child, input: childInput, caller: access };
       return this.run(childExecution, { depth: depth + 1, deadline });
     };
+    const fetcher = new BotFetch(this.options.egress, bodyLimit(botLimits.memoryBytes));
     const host = afterQueuedAudits(
       createBotHost({
         store,
@@ -138,20 +143,28 @@ export class BotRunner {
       }),
       () => this.options.audit.settledFor(projectId),
     );
-    const ran =
-      timeoutMs > 0
-        ? await pool.run({
-            code,
-            event,
-            preludes: preludesFor(input.kind === 'hl7', code),
-            timeoutMs,
-            memoryBytes: botLimits.memoryBytes,
-            host,
-            depth,
-          })
-        : ({ status: 'timeout', console: '', durationMs: 0 } as const);
+    let ran: SandboxResult;
+    try {
+      ran =
+        timeoutMs > 0
+          ? await pool.run({
+              code,
+              event,
+              preludes: preludesFor(input.kind === 'hl7', code),
+              timeoutMs,
+              memoryBytes: botLimits.memoryBytes,
+              host: fetcher.host(host),
+              depth,
+            })
+          : { status: 'timeout', console: '', durationMs: 0 };
+    } finally {
+      fetcher.end();
+    }
     const result = atBotSources(ran, bot);
-    this.options.audit.record(projectId, auditEvent(bot, callerId, traceId, started, result));
+    this.options.audit.record(
+      projectId,
+      auditEvent(bot, callerId, traceId, started, result, fetcher.log()),
+    );
     this.options.metrics?.observeBot(result.status, result.durationMs);
     if (result.console) {
       this.options.logger?.debug(
@@ -208,6 +221,7 @@ function auditEvent(
   traceId: string,
   started: Date,
   result: SandboxResult,
+  fetches: readonly string[],
 ): FhirResource {
   const ended = new Date();
   const outcome = { ok: '0', error: '4', timeout: '8', memory: '8' }[result.status];
@@ -252,6 +266,8 @@ function auditEvent(
           ...(result.console
             ? [detail('console', storable(result.console.slice(-CONSOLE_TAIL)))]
             : []),
+          // Each request of the bot's fetch: method, host, status or failure, duration.
+          ...fetches.map((line) => detail('fetch', storable(line))),
         ],
       },
     ],

@@ -282,6 +282,13 @@ class Execution implements PreparedIsolate {
         return vm.newArrayBuffer(digest(vm.getString(algorithm), bytes.value).buffer);
       },
       intl: (request) => vm.newString(intl(vm.getString(request))),
+      // A copy: a small Buffer is a view on Node's shared pool.
+      base64ToBytes: (base64) =>
+        vm.newArrayBuffer(new Uint8Array(Buffer.from(vm.getString(base64), 'base64')).buffer),
+      bytesToBase64: (data) => {
+        using bytes = vm.getArrayBuffer(data);
+        return vm.newString(Buffer.from(bytes.value).toString('base64'));
+      },
       url: (input, base, property, value) => {
         const text = (handle: QuickJSHandle | undefined) =>
           handle && vm.typeof(handle) === 'string' ? vm.getString(handle) : undefined;

@@ -25,7 +25,8 @@ export const WEB_PLATFORM: readonly Prelude[] = [
     'web-timers',
     'timerGlobals',
   ),
-  group(
+  // `fetch` with the classes it returns instances of, in one evaluation.
+  hostGroup(
     [
       'Headers',
       'Request',
@@ -38,8 +39,10 @@ export const WEB_PLATFORM: readonly Prelude[] = [
       'DOMException',
       'Event',
       'EventTarget',
+      'fetch',
     ],
     'web-fetch',
+    'fetchGlobals',
   ),
   hostGroup(['URL', 'URLSearchParams'], 'web-url', 'urlGlobals'),
   group(['TextEncoder', 'TextDecoder', 'atob', 'btoa'], 'web-text'),

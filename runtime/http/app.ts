@@ -4,6 +4,7 @@ import type { ClientRegistry } from '../access/client-registry.js';
 import type { TokenService } from '../access/token-service.js';
 import { BotRunner, type BotLimits } from '../bots/bot-runner.js';
 import type { AuditLog } from '../bots/audit-log.js';
+import type { EgressClient } from '../egress/egress-client.js';
 import { ProjectScheduler, type SchedulerLimits } from '../bots/project-scheduler.js';
 import type { SandboxPool } from '../bots/sandbox-pool.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
@@ -52,6 +53,8 @@ export interface AppDependencies {
   readonly audit: AuditLog;
   /** Where background work goes: `Prefer: respond-async` defines its job kind here, before it starts. */
   readonly jobs: JobQueue;
+  /** Where a bot's `fetch` may connect (GRAPHIR_EGRESS_ALLOW). */
+  readonly egress: EgressClient;
   /** Request lines, internal errors and bot console output; by default pino at `LOG_LEVEL`. */
   readonly logger?: Logger;
   /** Served at `GET /metrics`; by default a fresh registry. */
@@ -76,6 +79,7 @@ export function createApp({
   pool,
   audit,
   jobs,
+  egress,
   logger = createLogger(),
   metrics = new Metrics(),
   baseUrl,
@@ -119,6 +123,7 @@ export function createApp({
     clients,
     pool,
     audit,
+    egress,
     searchLimits,
     queryLimits: limits.query,
     botLimits: limits.bots,

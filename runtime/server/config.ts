@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { RequestLimits } from '../http/app.js';
 import type { CorsOrigins } from '../http/cors.js';
 import type { JobSettings } from '../jobs/job-queue.js';
+import { EgressPolicy } from '../egress/egress-policy.js';
 
 export interface Config {
   readonly port: number;
@@ -51,6 +52,11 @@ export interface Config {
   readonly logBufferBytes: number;
   /** Web origins whose scripts may call the API (CORS): `*`, or these exactly. */
   readonly corsOrigins: CorsOrigins;
+  /**
+   * Where requests the server sends for a project (a bot's `fetch`) may connect besides public
+   * addresses: GRAPHIR_EGRESS_ALLOW (runtime/egress/egress-policy.ts).
+   */
+  readonly egress: EgressPolicy;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -160,6 +166,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logBufferBytes: integer('LOG_BUFFER_BYTES', env.LOG_BUFFER_BYTES ?? '4096', 0, 16_000),
     corsOrigins: corsOrigins(env.GRAPHIR_CORS_ORIGINS ?? '*'),
+    egress: env.GRAPHIR_EGRESS_ALLOW
+      ? EgressPolicy.parse(env.GRAPHIR_EGRESS_ALLOW)
+      : EgressPolicy.DEFAULT,
     tokenLifetimeSeconds: integer(
       'GRAPHIR_TOKEN_LIFETIME_SECONDS',
       env.GRAPHIR_TOKEN_LIFETIME_SECONDS ?? '3600',

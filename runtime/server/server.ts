@@ -8,6 +8,7 @@ import { createApp } from '../http/app.js';
 import { botIdentifierRule } from '../bots/bot-identifier-rule.js';
 import { botScopeRule } from '../bots/bot-scope-rule.js';
 import { AuditLog } from '../bots/audit-log.js';
+import { EgressClient } from '../egress/egress-client.js';
 import { SandboxPool } from '../bots/sandbox-pool.js';
 import { requestLimits, type Config } from './config.js';
 import { buildExecutableSchema } from '../graphql/build-executable-schema.js';
@@ -74,6 +75,7 @@ export async function startServer(
   const tokens = await TokenService.open(new SigningKeyStore(db), config.tokenLifetimeSeconds);
   const pool = new SandboxPool({ size: config.botWorkers });
   const audit = new AuditLog(store);
+  const egress = new EgressClient(config.egress);
   const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
   const metrics = options.metrics ?? new Metrics();
   const jobs = openJobQueue(db, config.jobs, {
@@ -90,6 +92,7 @@ export async function startServer(
     pool,
     audit,
     jobs,
+    egress,
     logger,
     metrics,
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
@@ -122,6 +125,7 @@ export async function startServer(
       // Running jobs end before the sandbox pool and the database they use are closed.
       await jobs.stop();
       await pool.close();
+      await egress.close();
       await audit.settled();
       await store.statistics.settled();
       if (!options.db) await db.close();

@@ -22,6 +22,8 @@ const SERVER_LAYERS: readonly (readonly [name: string, paths: readonly string[]]
   ['observability', ['runtime/observability/']],
   ['hl7', ['runtime/hl7/']],
   ['generated/types', ['generated/types/']],
+  // Requests to the outside world for a project, under the egress policy: Node and undici only.
+  ['egress', ['runtime/egress/']],
   // The generated data and its loaders: definitions, schema pieces, resolver wiring, search maps.
   [
     'generated/data',

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scopes } from '../../runtime/access/scopes.js';
+import { EgressClient } from '../../runtime/egress/egress-client.js';
 import { AuditLog } from '../../runtime/bots/audit-log.js';
 import { BotRunner } from '../../runtime/bots/bot-runner.js';
 import type { ClientRegistry } from '../../runtime/access/client-registry.js';
@@ -360,6 +361,7 @@ describe('a bot with narrower access', () => {
       clients: { secrets: async () => ({}) } as unknown as ClientRegistry,
       pool,
       audit: new AuditLog(server.store),
+      egress: new EgressClient(),
       searchLimits: limits.search,
       queryLimits: limits.query,
       botLimits: limits.bots,
