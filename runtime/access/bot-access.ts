@@ -10,8 +10,11 @@ import { FULL_ACCESS } from './client-registry.js';
 import { ScopeError, Scopes } from './scopes.js';
 import type { AccessClaims } from './token-service.js';
 
-/** A Bot without `scope` reads and writes the project's resources: Medplum's default. */
-const DEFAULT_SCOPES = Scopes.parse(FULL_ACCESS);
+/**
+ * A Bot without `scope` reads and writes the project's resources and runs its other bots
+ * (`fhir.executeBot`), as Medplum's bots do by default; only an admin writes those bots.
+ */
+const DEFAULT_SCOPES = Scopes.parse(`${FULL_ACCESS} system/Bot.$execute`);
 
 export function botAccess(bot: FhirResource, caller: AccessClaims): AccessClaims {
   const own = botScopes(bot);

@@ -44,9 +44,14 @@ describe('botAccess', () => {
   const bot = (extra: object = {}) => ({ resourceType: 'Bot', id: 'b', ...extra });
 
   it.each([
-    ['no scope', {}, 'system/Patient.rs', 'system/*.cruds'],
+    ['no scope', {}, 'system/Patient.rs', 'system/*.cruds system/Bot.$execute'],
     ['its scope', { scope: 'system/Patient.rs' }, 'system/*.cruds', 'system/Patient.rs'],
-    ['runAsUser false', { runAsUser: false }, 'system/Patient.r', 'system/*.cruds'],
+    [
+      'runAsUser false',
+      { runAsUser: false },
+      'system/Patient.r',
+      'system/*.cruds system/Bot.$execute',
+    ],
     [
       'runAsUser',
       { runAsUser: true },

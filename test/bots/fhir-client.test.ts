@@ -266,7 +266,7 @@ describe('the fhir client of a bot', () => {
       missing: [expect.stringMatching(/^fhir\.executeBot: /), 'not-found'],
     });
     // Without the execute permission in its scope, a bot runs no other bot.
-    const refused = await runBot(parent);
+    const refused = await runBot(parent, {}, { scope: 'system/*.cruds' });
     expect(refused.status).toBe(400);
     expect(refused.body.issue[0].diagnostics).toMatch(
       /^fhir\.executeBot: Running a bot needs the scope system\/Bot\.\$execute/,

@@ -20,7 +20,7 @@ export async function handler(
   const timer = setTimeout(() => controller.abort(), TIME_LIMIT_MS);
   let response: Response;
   try {
-    response = await fetch(new URL('/orders', labUrl), {
+    response = await fetch(new URL('orders', labUrl.endsWith('/') ? labUrl : `${labUrl}/`), {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${labKey}` },
       body: JSON.stringify({
