@@ -2,8 +2,9 @@
  * npm run bench:bots — `$execute` over HTTP on PGlite and PostgreSQL, the server running as
  * `npm start` runs it in its own process (bench/bench-server.ts) and the load sent from another
  * (bench/load-client.ts): an echo bot for each content type, an HL7 bot answering buildAck(),
- * a bot reading one Patient through `fhir`, and a bot whose `fetch` reads JSON from a loopback
- * server (the floor's, allowed by GRAPHIR_EGRESS_ALLOW); p50, p99 and executions per second at
+ * a bot reading one Patient through `fhir`, a bot bundling @medplum/core (bench/bots/), and a
+ * bot whose `fetch` reads JSON from a loopback server (the floor's, allowed by
+ * GRAPHIR_EGRESS_ALLOW); p50, p99 and executions per second at
  * concurrency 1 and 16, the first execution after the bot is saved (cold), and a trivial Koa
  * handler on the same machine (the floor); then the JSON echo at concurrency 1 and the floor in
  * turn, five times, as a multiple of the floor's p50 (the target), with the CPU each execution
@@ -11,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableEngines } from '../test/support/test-databases.js';
+import { bundleBot } from '../runtime/cli/bot-bundle.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
 import { againstFloor, cpuLine, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
@@ -20,6 +22,9 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const HL7 = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8');
 /** Rounds of the JSON echo and the floor in turn at concurrency 1, for the target's ratio. */
 const FLOOR_ROUNDS = 5;
+
+/** Bundled as `graphir bot deploy` bundles it (runtime/cli/bot-bundle.ts). */
+const medplumCoreBot = (await bundleBot('bench/bots/medplum-core-bot.ts')).code;
 
 const load = new LoadClient();
 const floor = await startFloor();
@@ -72,6 +77,17 @@ async function run(engine: string, server: BenchServer): Promise<void> {
       'export async function handler(fhir, event) { return fhir.readResource("Patient", event.input.id); }',
       'application/json',
       JSON.stringify({ id: patient.id }),
+    ],
+    [
+      'a bot bundling @medplum/core',
+      medplumCoreBot,
+      'application/fhir+json',
+      JSON.stringify({
+        resourceType: 'Patient',
+        id: 'p1',
+        name: [{ given: ['Ada'], family: 'Lovelace' }],
+        birthDate: '1815-12-10',
+      }),
     ],
     [
       'fetch JSON from a loopback server',

@@ -36,11 +36,7 @@ async function run(engine: Engine, concurrency: number): Promise<void> {
     },
     abandon: async () => {},
   };
-  const queue = openJobQueue(
-    database.db,
-    { concurrency, pollIntervalMs: 2_000, maxAttempts: 5 },
-    database.url ? { databaseUrl: database.url } : {},
-  );
+  const queue = openJobQueue(database.db, { concurrency, pollIntervalMs: 2_000, maxAttempts: 5 });
   queue.define(kind);
   await queue.start();
   try {

@@ -42,7 +42,11 @@ RETURNING id, kind, payload, attempts, max_attempts, created_at`;
 export class EmbeddedJobQueue implements JobQueue {
   private readonly kinds = new JobKinds();
   private readonly running = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  /**
+   * A wake-up for each retry waiting for its time: one process owns an embedded database, so it
+   * knows every job's due time (enqueued now, or retried later) and needs no polling.
+   */
+  private readonly retries = new Set<NodeJS.Timeout>();
   private started = false;
   private stopping = false;
   /** A fill in progress, and whether another was asked for meanwhile. */
@@ -78,14 +82,19 @@ export class EmbeddedJobQueue implements JobQueue {
     await this.db.query('UPDATE job SET locked_at = NULL WHERE locked_at IS NOT NULL');
     await this.abandonExhausted();
     this.started = true;
-    this.timer = setInterval(() => this.wake(), this.settings.pollIntervalMs);
-    this.timer.unref();
+    // Retries scheduled before the last stop.
+    const { rows } = await this.db.query<{ due: Date | string | null }>(
+      'SELECT min(run_at) AS due FROM job WHERE locked_at IS NULL AND attempts < max_attempts',
+    );
+    const due = rows[0]?.due;
+    if (due) this.wakeIn(new Date(due).getTime() - Date.now());
     this.wake();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.timer);
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -96,6 +105,18 @@ export class EmbeddedJobQueue implements JobQueue {
     const counts = new Map(this.kinds.names.map((name) => [name, 0]));
     for (const row of rows) counts.set(row.kind, Number(row.count));
     return counts;
+  }
+
+  private wakeIn(ms: number): void {
+    const timer = setTimeout(
+      () => {
+        this.retries.delete(timer);
+        this.wake();
+      },
+      Math.max(0, ms),
+    );
+    timer.unref();
+    this.retries.add(timer);
   }
 
   /** Takes due jobs while there are free places. */
@@ -136,12 +157,14 @@ export class EmbeddedJobQueue implements JobQueue {
       await runAttempt(this.kinds.get(job.kind)!, job, this.deps);
       await this.db.query('DELETE FROM job WHERE id = $1', [job.id]);
     } catch (error) {
+      const backoff = backoffSeconds(job.attempts);
       await this.db
         .query(
           `UPDATE job SET locked_at = NULL, last_error = $2,
              run_at = now() + make_interval(secs => $3) WHERE id = $1`,
-          [job.id, (error as Error)?.message ?? String(error), backoffSeconds(job.attempts)],
+          [job.id, (error as Error)?.message ?? String(error), backoff],
         )
+        .then(() => this.wakeIn(backoff * 1000))
         .catch((failure: unknown) =>
           // Left locked: released (and retried) at the next start.
           this.deps.logger?.error({ err: failure, jobId: job.id }, 'could not schedule a retry'),

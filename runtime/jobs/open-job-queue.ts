@@ -10,8 +10,6 @@ import { GraphileJobQueue } from './graphile-queue.js';
 import type { JobQueue, JobSettings } from './job-queue.js';
 
 export interface JobQueueOptions {
-  /** PostgreSQL: the database's URL, for graphile-worker's own connections. */
-  readonly databaseUrl?: string;
   readonly logger?: Logger;
   readonly metrics?: Metrics;
   /** How long stopping lets running jobs end before they are cancelled. */
@@ -21,15 +19,16 @@ export interface JobQueueOptions {
 export function openJobQueue(
   db: Database,
   settings: JobSettings,
-  { databaseUrl, logger, metrics, shutdownMs }: JobQueueOptions = {},
+  { logger, metrics, shutdownMs }: JobQueueOptions = {},
 ): JobQueue {
   const deps = { ...(logger ? { logger } : {}), ...(metrics ? { metrics } : {}) };
   let queue: JobQueue;
   if (db.engine === 'pglite') queue = new EmbeddedJobQueue(db, settings, deps);
   else {
-    if (!databaseUrl) throw new Error('The job queue on PostgreSQL needs the database URL');
+    // graphile-worker opens connections of its own, to the same database.
+    if (!db.url) throw new Error('The job queue on PostgreSQL needs the database URL');
     queue = new GraphileJobQueue(settings, {
-      url: databaseUrl,
+      url: db.url,
       ...deps,
       ...(shutdownMs === undefined ? {} : { shutdownMs }),
     });

@@ -78,11 +78,7 @@ export async function startServer(
   const egress = new EgressClient(config.egress);
   const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
   const metrics = options.metrics ?? new Metrics();
-  const jobs = openJobQueue(db, config.jobs, {
-    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-    logger,
-    metrics,
-  });
+  const jobs = openJobQueue(db, config.jobs, { logger, metrics });
   const app = createApp({
     limits: requestLimits(config),
     schema,

@@ -57,6 +57,8 @@ export interface Notices {
 
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
+  /** PostgreSQL: its connection URL, for libraries that open connections of their own (the job queue). */
+  readonly url?: string;
   readonly notices: Notices;
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;

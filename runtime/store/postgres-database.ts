@@ -41,6 +41,7 @@ export function openPostgres({
   const notices = postgresNotices(pool, url, connectTimeoutMs);
   return {
     engine: 'postgres',
+    url,
     notices,
     query: (text, values, options) => rowsOf(pool, queryOf(text, values, options?.prepared)),
     transaction: (work) => {

@@ -60,7 +60,7 @@ describe.each(engines)('the job queue (%s)', (engine: Engine) => {
     queue = openJobQueue(
       database.db,
       { concurrency: 4, pollIntervalMs: 100, maxAttempts: 3 },
-      { ...(database.url ? { databaseUrl: database.url } : {}), metrics },
+      { metrics },
     );
     queue.define(flaky);
     queue.define(ordered);

@@ -229,6 +229,12 @@ const NOT_LIMITS = [
   'GRAPHIR_BOT_WORKERS',
   'GRAPHIR_BASE_URL',
   'GRAPHIR_CORS_ORIGINS',
+  // Where a bot's fetch may connect: a policy, tested in test/bots/bot-fetch.test.ts.
+  'GRAPHIR_EGRESS_ALLOW',
+  // Background jobs, after the request: test/jobs/.
+  'GRAPHIR_JOBS_CONCURRENCY',
+  'GRAPHIR_JOBS_POLL_INTERVAL_MS',
+  'GRAPHIR_JOBS_MAX_ATTEMPTS',
 ];
 
 const described = new Set<string>();
