@@ -8,6 +8,7 @@
  * OperationOutcome as `outcome`, as Medplum's OperationOutcomeError does. Its methods are those
  * of fhir-methods.ts; fhir-prelude.ts makes the client bots see, and the unsupported methods.
  */
+import { UNSUPPORTED_ASYNC, UNSUPPORTED_SYNC, unsupportedMessage } from './fhir-unsupported.js';
 import { base64Of, blobOf } from './fhir-binary.js';
 import { hasPair, queryPairs, withPair, type QueryPairs } from './fhir-query.js';
 import type { IsolateHost } from './isolate-host.js';
@@ -200,6 +201,12 @@ export function createFhirClient(host: IsolateHost, originalError: ErrorConstruc
     isLoading: () => false,
     getInitPromise: () => Promise.resolve(),
   };
+  for (const method of UNSUPPORTED_ASYNC.split(' '))
+    client[method] = () => Promise.reject(new ErrorType(unsupportedMessage(method)));
+  for (const method of UNSUPPORTED_SYNC.split(' '))
+    client[method] = () => {
+      throw new ErrorType(unsupportedMessage(method));
+    };
   return {
     client: freeze(client),
     setBaseUrl: (value) => {

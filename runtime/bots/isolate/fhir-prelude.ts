@@ -1,15 +1,14 @@
 /**
  * The preparation script that makes the `fhir` client, which the isolate takes from
- * `__graphirFhir`. Compiling the client's implementation (fhir-client.ts) costs more than an echo
- * execution, so the client made here holds only a stub for each method: the first call of any
- * compiles the implementation, from the lazy global `__graphirFhirClient` (sandbox-isolate.ts),
- * whose getter is taken here and the global deleted before the bot's code runs. Methods Graphir
- * does not support fail here without it. `__graphirReviveEvent` keeps each execution's base URL
- * for the client (prelude scripts after this one that revive the event call it first).
+ * `__graphirFhir`. Compiling the client (fhir-client.ts) costs more than an echo execution, and
+ * so would a stub for each of its methods in every isolate: the client given to the bot is a
+ * proxy over a frozen empty object, and the first read of any of its properties compiles the
+ * client from the lazy global `__graphirFhirClient` (sandbox-isolate.ts), whose getter is taken
+ * here and the global deleted before the bot's code runs. `__graphirReviveEvent` keeps each
+ * execution's base URL for the client (prelude scripts after this one that revive the event
+ * call it first).
  */
 import type { createFhirClient, FhirClient } from './fhir-client.js';
-import { CLIENT_METHODS } from './fhir-methods.js';
-import { UNSUPPORTED_ASYNC, UNSUPPORTED_SYNC, unsupportedMessage } from './fhir-unsupported.js';
 import { preparationHost } from './isolate-host.js';
 
 interface Globals {
@@ -25,25 +24,19 @@ const load = Object.getOwnPropertyDescriptor(globals, '__graphirFhirClient')!.ge
 delete globals.__graphirFhirClient;
 let baseUrl: unknown;
 let made: FhirClient | undefined;
-const implementation = (): Record<string, (...args: unknown[]) => unknown> => {
+const implementation = (): Record<PropertyKey, unknown> => {
   if (!made) {
     const module = load() as NonNullable<Globals['__graphirFhirClient']>;
     made = module.createFhirClient(host, ErrorType);
     made.setBaseUrl(baseUrl);
   }
-  return made.client as Record<string, (...args: unknown[]) => unknown>;
+  return made.client as Record<PropertyKey, unknown>;
 };
 
-const client: Record<string, (...args: unknown[]) => unknown> = {};
-for (const method of CLIENT_METHODS.split(' '))
-  client[method] = (...args) => implementation()[method](...args);
-for (const method of UNSUPPORTED_ASYNC.split(' '))
-  client[method] = () => Promise.reject(new ErrorType(unsupportedMessage(method)));
-for (const method of UNSUPPORTED_SYNC.split(' '))
-  client[method] = () => {
-    throw new ErrorType(unsupportedMessage(method));
-  };
-globals.__graphirFhir = Object.freeze(client);
+globals.__graphirFhir = new Proxy(Object.freeze({}), {
+  get: (_target, name) => implementation()[name],
+  has: (_target, name) => name in implementation(),
+});
 globals.__graphirReviveEvent = (event) => {
   baseUrl = event?.baseUrl;
   made?.setBaseUrl(baseUrl);
