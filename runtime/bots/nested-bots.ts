@@ -8,10 +8,10 @@ import type { Context } from 'koa';
 import { fhirError } from '../model/fhir-error.js';
 import { informational } from '../model/fhir-error.js';
 import type { FhirResource } from '../model/fhir-resource.js';
-import { parseSearchRequest, type SearchLimits } from '../rest/search-request.js';
+import type { SearchLimits } from '../rest/search-request.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { searchResources } from '../store/search-store.js';
 import { readBotInput, type BotInput } from './bot-input.js';
+import { botByIdentifier } from './bot-lookup.js';
 import type { SandboxResult } from './sandbox-types.js';
 
 /** A request body from the isolate: a string as it is, anything else as JSON. */
@@ -30,21 +30,7 @@ export async function findBot(
   if (typeof value !== 'string' || value === '')
     throw fhirError(400, 'required', 'Name the bot by its id or its identifier {system, value}');
   const identifier = typeof system === 'string' ? `${system}|${value}` : value;
-  const request = parseSearchRequest('Bot', new URLSearchParams({ identifier }), limits);
-  const { matches } = await searchResources(store.searchSource(), projectId, 'Bot', {
-    ...request,
-    count: 2,
-    total: 'none',
-  });
-  if (matches.length === 0)
-    throw fhirError(404, 'not-found', `No Bot has the identifier ${identifier}`);
-  if (matches.length > 1)
-    throw fhirError(
-      409,
-      'duplicate',
-      `The identifier ${identifier} names more than one Bot: give its system too`,
-    );
-  return matches[0];
+  return botByIdentifier(store, projectId, identifier, limits);
 }
 
 /** The body as `$execute` reads a POST of it with `contentType` (415, 400 as it would). */

@@ -10,11 +10,10 @@ import type { Context } from 'koa';
 import type { AccessClaims } from '../access/token-service.js';
 import { BotRunner, type BotExecution, type BotOutcome } from '../bots/bot-runner.js';
 import { HL7_V2_ER7, readBotInput } from '../bots/bot-input.js';
+import { botByIdentifier } from '../bots/bot-lookup.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { searchResources } from '../store/search-store.js';
-import { parseSearchRequest } from '../rest/search-request.js';
 import { FHIR_JSON } from './fhir-body.js';
 import { FhirError, fhirError, informational } from '../model/fhir-error.js';
 import { FHIR_BASE } from '../model/fhir-base.js';
@@ -66,22 +65,7 @@ export function botRoutes({ store, runner, limits, respondAsync }: BotRouteOptio
         'Name the bot: Bot/{id}/$execute or Bot/$execute?identifier=system|value',
         'identifier',
       );
-    const request = parseSearchRequest('Bot', new URLSearchParams({ identifier }), limits);
-    const { matches } = await searchResources(store.searchSource(), projectOf(ctx), 'Bot', {
-      ...request,
-      count: 10,
-      total: 'none',
-    });
-    if (matches.length === 0)
-      throw fhirError(404, 'not-found', `No Bot has the identifier ${identifier}`);
-    // A value without a system can match Bots of several systems: never run one at random.
-    if (matches.length > 1)
-      throw fhirError(
-        409,
-        'duplicate',
-        `The identifier ${identifier} names more than one Bot (${matches.map((bot) => `Bot/${bot.id}`).join(', ')}): give its system too`,
-      );
-    await execute(ctx, matches[0]);
+    await execute(ctx, await botByIdentifier(store, projectOf(ctx), identifier, limits));
   };
   const byId = async (ctx: Context) => {
     authorizeExecute(accessOf(ctx));
