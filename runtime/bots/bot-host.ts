@@ -4,29 +4,18 @@
  * bot's access (bot-interactions.ts); `request` for `fhir.get/post/…` (bot-requests.ts);
  * `executeBot` through the bot runner (nested-bots.ts).
  */
-import type { GraphQLSchema } from 'graphql';
 import { authorizeExecute } from '../access/authorize.js';
-import type { AccessClaims } from '../access/token-service.js';
 import { FHIR_BASE } from '../model/fhir-base.js';
-import type { QueryLimits } from '../graphql/query-limits.js';
 import { fhirError } from '../model/fhir-error.js';
 import type { FhirResource } from '../model/fhir-resource.js';
-import type { SearchLimits } from '../rest/search-request.js';
-import type { ResourceStore } from '../store/resource-store.js';
 import type { BotInput } from './bot-input.js';
-import { BotInteractions } from './bot-interactions.js';
+import { BotInteractions, type BotInteractionsOptions } from './bot-interactions.js';
 import { routeRequest } from './bot-requests.js';
 import { findBot, nestedAnswer, nestedInput, type WireBody } from './nested-bots.js';
 import type { SandboxResult } from './sandbox-types.js';
 
-export interface BotHostOptions {
-  readonly store: ResourceStore;
-  readonly schema: GraphQLSchema;
-  readonly limits: SearchLimits;
-  readonly queryLimits: QueryLimits;
-  readonly projectId: string;
-  /** What the bot may do: each call is authorized against it as REST authorizes a token. */
-  readonly access: AccessClaims;
+/** The interactions' options (the FHIR base made from `baseUrl`), and what bots calling bots need. */
+export interface BotHostOptions extends Omit<BotInteractionsOptions, 'base'> {
   /** The server's public root URL with a trailing slash (`event.baseUrl`). */
   readonly baseUrl: string;
   /** Runs another bot of the project for `fhir.executeBot` (BotRunner, one level deeper). */

@@ -3,9 +3,9 @@
  * as `fhir.fhirUrl` makes it, or relative to the server root as MedplumClient resolves it), is
  * routed as the REST API routes it to the same interaction a typed method would use.
  */
-import type { FhirResource } from '../model/fhir-resource.js';
 import { fhirError } from '../model/fhir-error.js';
 import { capabilityStatementJson } from '../rest/capability-statement.js';
+import { resourceBodyFor } from '../rest/resource-body.js';
 import type { BotInteractions } from './bot-interactions.js';
 import type { WireBody } from './nested-bots.js';
 
@@ -55,7 +55,7 @@ export async function routeRequest(
           (variables ?? {}) as Record<string, unknown>,
         );
       }
-      if (path.length === 1) return interactions.create(resourceFor(type, json()));
+      if (path.length === 1) return interactions.create(resourceBodyFor(type, json()));
       if (path.length === 2 && id === '_search') {
         const form = new URLSearchParams(body && 'text' in body ? body.text : '');
         for (const [name, value] of query) form.append(name, value);
@@ -63,8 +63,8 @@ export async function routeRequest(
       }
       break;
     case 'PUT':
-      if (path.length === 1) return interactions.upsert(resourceFor(type, json()), query);
-      if (path.length === 2) return interactions.update(resourceFor(type, json()), id);
+      if (path.length === 1) return interactions.upsert(resourceBodyFor(type, json()), query);
+      if (path.length === 2) return interactions.update(resourceBodyFor(type, json()), id);
       break;
     case 'PATCH':
       if (path.length === 2) return interactions.patch(type, id, json());
@@ -119,19 +119,4 @@ function jsonOf(body: WireBody): unknown {
   } catch (error) {
     throw fhirError(400, 'structure', `The body is not JSON: ${(error as Error).message}`);
   }
-}
-
-/** As REST reads a body for `[type]`: an object whose resourceType is that type. */
-function resourceFor(type: string, body: unknown): FhirResource {
-  const resource = body as FhirResource;
-  if (typeof resource !== 'object' || resource === null || Array.isArray(resource))
-    throw fhirError(400, 'structure', 'The body must be a JSON object');
-  if (resource.resourceType !== type)
-    throw fhirError(
-      400,
-      'invalid',
-      `The body's resourceType (${String(resource.resourceType ?? 'missing')}) must be ${type}`,
-      'resourceType',
-    );
-  return resource;
 }

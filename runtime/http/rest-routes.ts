@@ -28,6 +28,7 @@ import { accessOf, projectOf } from './require-token.js';
 import { authorize } from '../access/authorize.js';
 import { fhirError, informational } from '../model/fhir-error.js';
 
+import { resourceBodyFor } from '../rest/resource-body.js';
 import { FHIR_BASE } from '../model/fhir-base.js';
 
 export interface FhirRouteOptions {
@@ -202,18 +203,7 @@ function allowed(ctx: Context, type: string, interaction: Interaction): string {
 }
 
 function bodyOf(ctx: Context, resourceType: string): FhirResource {
-  const body = resourceBody(ctx) as FhirResource;
-  if (typeof body !== 'object' || Array.isArray(body))
-    throw fhirError(400, 'structure', 'The body must be a JSON object');
-  if (body.resourceType !== resourceType) {
-    throw fhirError(
-      400,
-      'invalid',
-      `The body's resourceType (${String(body.resourceType ?? 'missing')}) must be ${resourceType}`,
-      'resourceType',
-    );
-  }
-  return body;
+  return resourceBodyFor(resourceType, resourceBody(ctx));
 }
 
 function send(ctx: Context, status: number, body: unknown): void {
