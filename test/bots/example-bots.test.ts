@@ -3,11 +3,11 @@
  * (test/bots/examples/), deployed with `graphir bot deploy` as a user deploys them and run over
  * HTTP with the inputs a caller sends; each outcome is checked through REST.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connectionTo, runGraphir, type CliRun } from '../support/graphir-cli.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /** Each deploy starts the command (a Node process with tsx): seconds each on a loaded machine. */
@@ -26,45 +26,17 @@ const EXAMPLES = [
 const ADT = readFileSync('test/fixtures/hl7/adt-a01.hl7', 'utf8');
 const MRN_SYSTEM = 'urn:example:st-marys:mrn';
 
-interface Deployed {
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly code: number;
-}
-
 let server: TestServer;
 let lab: Server;
 let labUrl: string;
 const labOrders: { authorization?: string; body: unknown }[] = [];
-const deployed = new Map<string, Deployed>();
+const deployed = new Map<string, CliRun>();
 
-function deploy(name: string): Promise<Deployed> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'runtime/cli/main.ts',
-        'bot',
-        'deploy',
-        `test/bots/examples/${name}.ts`,
-        '--identifier',
-        `${BOTS}|${name}`,
-      ],
-      {
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          GRAPHIR_URL: server.url,
-          GRAPHIR_CLIENT_ID: server.project.clientId,
-          GRAPHIR_CLIENT_SECRET: server.project.clientSecret,
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error.code as number) ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function deploy(name: string): Promise<CliRun> {
+  return runGraphir(
+    ['bot', 'deploy', `test/bots/examples/${name}.ts`, '--identifier', `${BOTS}|${name}`],
+    { env: connectionTo(server) },
+  );
 }
 
 /** A lab's order API on loopback: `/orders` answers an order number, `/slow/orders` never does. */

@@ -4,56 +4,21 @@
  * command runs as a child process in a bot project of its own (its `src/`, its `node_modules`),
  * against a real server; the bots run over HTTP.
  */
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
+import { connectionTo, runGraphir, type CliRun } from '../support/graphir-cli.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /** Each run starts Node with tsx: seconds each on a loaded machine. */
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
-const MAIN = resolve('runtime/cli/main.ts');
-const TSX = fileURLToPath(import.meta.resolve('tsx'));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** `graphir …` run in `cwd`, the bot project, as its developer would. */
-function graphir(server: TestServer, cwd: string, args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ['--import', TSX, MAIN, ...args],
-      {
-        cwd,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          GRAPHIR_URL: server.url,
-          GRAPHIR_CLIENT_ID: server.project.clientId,
-          GRAPHIR_CLIENT_SECRET: server.project.clientSecret,
-        },
-        maxBuffer: 64 * 1024 * 1024,
-      },
-      (error, stdout, stderr) =>
-        done({ code: error ? ((error.code as number) ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function graphir(server: TestServer, cwd: string, args: string[]): Promise<CliRun> {
+  return runGraphir(args, { cwd, env: connectionTo(server) });
 }
-
-/**
- * @medplum/core reads `WebSocket.CLOSING` when it loads; until the sandbox defines `WebSocket`
- * (the web platform's globals), the bot project brings a stand-in, imported first.
- */
-const PLATFORM = `(globalThis as any).WebSocket ??= class { static CLOSING = 2; static CLOSED = 3; };
-`;
 
 const FORMAT = `export function greeting(name: string): string {
   if (!name) throw new RangeError('no name to greet');
@@ -61,8 +26,7 @@ const FORMAT = `export function greeting(name: string): string {
 }
 `;
 
-const BOT = `import './platform';
-import { getReferenceString } from '@medplum/core';
+const BOT = `import { getReferenceString } from '@medplum/core';
 import { greeting } from './format';
 
 interface Input {
@@ -120,7 +84,7 @@ describe('graphir bot deploy', () => {
 
   beforeAll(async () => {
     server = await startTestServer('pglite');
-    project = await botProject({ 'platform.ts': PLATFORM, 'format.ts': FORMAT, 'my-bot.ts': BOT });
+    project = await botProject({ 'format.ts': FORMAT, 'my-bot.ts': BOT });
   });
 
   afterAll(async () => {
@@ -371,9 +335,7 @@ describe.each(await availableEngines())('a bot bundling all of @medplum/core, on
   beforeAll(async () => {
     server = await startTestServer(engine);
     project = await botProject({
-      'platform.ts': PLATFORM,
-      'all.ts': `import './platform';
-import * as core from '@medplum/core';
+      'all.ts': `import * as core from '@medplum/core';
 
 export async function handler(): Promise<number> {
   return Object.keys(core).length;

@@ -1,32 +1,17 @@
 /** The `graphir` command, run as a child process against a real server. */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runGraphir, type CliRun } from '../support/graphir-cli.js';
 import { ROOT_CLIENT, startTestServer, type TestServer } from '../support/test-server.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function graphir(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', 'runtime/cli/main.ts', ...args],
-      {
-        cwd: process.cwd(),
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-        maxBuffer: 64 * 1024 * 1024,
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error.code as number) ?? 1) : 0, stdout, stderr }),
-    );
-    if (stdin !== undefined) child.stdin!.end(stdin);
-  });
+function graphir(
+  args: string[],
+  env: Record<string, string> = {},
+  stdin?: string,
+): Promise<CliRun> {
+  return runGraphir(args, { env, ...(stdin === undefined ? {} : { stdin }) });
 }
 
 /**
