@@ -45,9 +45,6 @@ export async function handler(medplum, event) {
       resolveDir: process.cwd(),
       loader: 'js',
     },
-    // @medplum/core reads WebSocket.CLOSING and .CLOSED as it loads; the sandbox has no
-    // WebSocket (yet): a stand-in, when there is none.
-    banner: { js: 'globalThis.WebSocket ??= class { static CLOSING = 2; static CLOSED = 3; };' },
     bundle: true,
     write: false,
     format: 'esm',
