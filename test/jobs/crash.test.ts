@@ -4,9 +4,6 @@
  * PostgreSQL database → 50 executions sent to both each complete exactly once, and when one
  * process is killed mid-way the other finishes its jobs (through the liveness sweep).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -16,8 +13,10 @@ import {
 } from '../support/test-databases.js';
 import {
   createProject,
+  processStorage,
   startServerProcess,
   token,
+  type ProcessStorage,
   type ServerProcess,
 } from '../reliability/server-process.js';
 import {
@@ -87,25 +86,20 @@ async function inProgress(server: FhirCaller, taskId: string): Promise<void> {
 }
 
 describe.each(engines)('kill -9 during a respond-async execution (%s)', (engine) => {
-  let dataDir: string | undefined;
-  let database: TestDatabase | undefined;
+  let storage: ProcessStorage | undefined;
   let server: ServerProcess | undefined;
   afterAll(async () => {
     await server?.kill('SIGKILL');
-    await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await storage?.remove();
   });
 
   it('runs the job again after a restart (the Task completes), or fails the Task when that was its last attempt', async () => {
-    let env: NodeJS.ProcessEnv;
-    if (engine === 'pglite') {
-      dataDir = mkdtempSync(join(tmpdir(), 'graphir-jobs-'));
-      env = { DATA_DIR: dataDir, DATABASE_URL: '' };
-    } else {
-      database = await createTestDatabase('postgres');
-      env = { DATABASE_URL: database.url };
-    }
-    env = { ...env, GRAPHIR_BASE_URL: PUBLIC_URL, GRAPHIR_JOBS_POLL_INTERVAL_MS: '200' };
+    storage = await processStorage(engine);
+    const env = {
+      ...storage.env,
+      GRAPHIR_BASE_URL: PUBLIC_URL,
+      GRAPHIR_JOBS_POLL_INTERVAL_MS: '200',
+    };
     server = await startServerProcess(env);
     const project = await createProject(server.url, 'Jobs');
     let fhir = caller(server, `Bearer ${project.token}`);

@@ -5,18 +5,17 @@
  * connections drop with transactions open). Bundles answered 200 before the kill must be whole.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { availableEngines, type Engine } from '../support/test-databases.js';
 import {
-  availableEngines,
-  createTestDatabase,
-  type Engine,
-  type TestDatabase,
-} from '../support/test-databases.js';
-import { createProject, startServerProcess, token, type ServerProcess } from './server-process.js';
+  createProject,
+  processStorage,
+  startServerProcess,
+  token,
+  type ProcessStorage,
+  type ServerProcess,
+} from './server-process.js';
 
 const engines = await availableEngines();
 /** Kills and restarts per engine; a PGlite restart costs seconds (WASM start, crash recovery). */
@@ -30,25 +29,17 @@ const TYPES = ['Patient', 'Encounter', 'Observation', 'DiagnosticReport'] as con
 type Fate = 'stored' | 'cut';
 
 describe.each(engines)('kill -9 during transaction Bundles (%s)', (engine: Engine) => {
-  let dataDir: string | undefined;
-  let database: TestDatabase | undefined;
+  let storage: ProcessStorage | undefined;
   let server: ServerProcess | undefined;
 
   afterAll(async () => {
     await server?.kill('SIGKILL');
-    await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await storage?.remove();
   });
 
   it('stores each Bundle wholly or not at all, and reopens cleanly', async () => {
-    let env: NodeJS.ProcessEnv;
-    if (engine === 'pglite') {
-      dataDir = mkdtempSync(join(tmpdir(), 'graphir-crash-'));
-      env = { DATA_DIR: dataDir, DATABASE_URL: '' };
-    } else {
-      database = await createTestDatabase('postgres');
-      env = { DATABASE_URL: database.url };
-    }
+    storage = await processStorage(engine);
+    const { env } = storage;
     server = await startServerProcess(env);
     const { clientId, clientSecret } = await createProject(server.url, 'Crash');
 

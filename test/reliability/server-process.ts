@@ -6,6 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase, type Engine } from '../support/test-databases.js';
 
 export const ROOT = { id: 'reliability-root', secret: 'reliability-root-secret' };
 
@@ -17,6 +21,25 @@ export interface ServerProcess {
   /** Resolves with the exit code or signal once the process has exited. */
   readonly exited: Promise<number | NodeJS.Signals>;
   kill(signal: NodeJS.Signals): Promise<number | NodeJS.Signals>;
+}
+
+/** Where server processes keep their data, for their environment, and its removal afterwards. */
+export interface ProcessStorage {
+  readonly env: NodeJS.ProcessEnv;
+  remove(): Promise<void>;
+}
+
+/** A fresh data folder on PGlite, a fresh test database on PostgreSQL. */
+export async function processStorage(engine: Engine): Promise<ProcessStorage> {
+  if (engine === 'pglite') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'graphir-process-'));
+    return {
+      env: { DATA_DIR: dataDir, DATABASE_URL: '' },
+      remove: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const database = await createTestDatabase('postgres');
+  return { env: { DATABASE_URL: database.url }, remove: () => database.drop() };
 }
 
 export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
