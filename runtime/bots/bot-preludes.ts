@@ -21,8 +21,8 @@ interface PreludeSets {
   readonly lazy: readonly Prelude[];
   /**
    * For HL7 input and bots that name the classes: compiled ahead, non-enumerable like built-in
-   * classes; and `__graphirReviveEvent` (after the fhir client's, which it calls first), which parses HL7 input (`{__hl7: text}`) with the class
-   * it was given, whatever the bot later does to the globals. Only an HL7 request's event is
+   * classes; and `__graphirReviveEvent`, which parses HL7 input (`{__hl7: text}`) with the
+   * class it was given, whatever the bot later does to the globals. Only an HL7 request's event is
    * revived: a JSON object or a form with an `__hl7` key is the client's data.
    */
   readonly eager: readonly Prelude[];
@@ -43,11 +43,8 @@ function preludeSets(): PreludeSets {
     Object.defineProperty(globalThis, name, { configurable: true, writable: true, value: classes[name] });
   }
   const { Hl7Message } = classes;
-  const revive = globalThis.__graphirReviveEvent ?? ((event) => event);
-  globalThis.__graphirReviveEvent = (event) => {
-    event = revive(event);
-    return event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event;
-  };
+  globalThis.__graphirReviveEvent = (event) =>
+    event.contentType === '${HL7_V2_ER7}' ? { ...event, input: Hl7Message.parse(event.input.__hl7) } : event;
 })();`,
       ...WEB_PLATFORM,
     ],

@@ -38,6 +38,11 @@ interface Originals {
   readonly stringify: QuickJSHandle;
   /** `Reflect.get`, to read the bot's objects. */
   readonly get: QuickJSHandle;
+  /** `Reflect.has`, for `in`. */
+  readonly has: QuickJSHandle;
+  /** `Reflect.construct`, with `Proxy`, for proxies made from the worker. */
+  readonly construct: QuickJSHandle;
+  readonly Proxy: QuickJSHandle;
   readonly deleteProperty: QuickJSHandle;
   readonly freeze: QuickJSHandle;
   readonly Promise: QuickJSHandle;
@@ -65,6 +70,11 @@ export class IsolateGlue {
     private readonly check: Check,
   ) {
     this.originals = captureOriginals(vm);
+  }
+
+  /** The isolate's `Error`, as it was before any code ran. */
+  get errorType(): QuickJSHandle {
+    return this.originals.Error;
   }
 
   freeze(object: QuickJSHandle): void {
@@ -218,11 +228,36 @@ export class IsolateGlue {
       return this.loaded.get(name)!.dup();
     });
     vm.defineProp(vm.global, LAZY_LOADER, { configurable: true, value: loader });
-    return `((load, define, names) => names.forEach((name, at) => define(globalThis, name, {
+    // The names as one string: an array literal of them cost twice as much to compile.
+    return `((load, define, names) => names.split(',').forEach((name, at) => define(globalThis, name, {
       configurable: true,
       get: () => load(at),
       set: (value) => define(globalThis, name, { value, writable: true, configurable: true }),
-    })))(${LAZY_LOADER}, Object.defineProperty, ${JSON.stringify(names)});`;
+    })))(${LAZY_LOADER}, Object.defineProperty, ${JSON.stringify(names.join(','))});`;
+  }
+
+  /**
+   * A proxy over a frozen empty object whose property reads (`get`) and `in` tests (`has`) are
+   * answered by `target()`, an object the worker makes on the first of them: an object made so
+   * costs nothing in isolates that never touch it, and, unlike a script, nothing to compile.
+   * What `target` throws (a handle, or an Error) is thrown at the read.
+   */
+  lazyObject(target: () => QuickJSHandle): QuickJSHandle {
+    const { vm } = this;
+    const { get, has, construct, Proxy: proxyType } = this.originals;
+    const forward = (reflect: QuickJSHandle) => (_target: QuickJSHandle, key: QuickJSHandle) =>
+      vm.callFunction(reflect, vm.undefined, target(), key);
+    using empty = vm.newObject();
+    this.freeze(empty);
+    using handler = vm.newObject();
+    using getTrap = vm.newFunction('get', forward(get));
+    using hasTrap = vm.newFunction('has', forward(has));
+    vm.setProp(handler, 'get', getTrap);
+    vm.setProp(handler, 'has', hasTrap);
+    using args = vm.newArray();
+    vm.setProp(args, 0, empty);
+    vm.setProp(args, 1, handler);
+    return this.check(vm.callFunction(construct, vm.undefined, proxyType, args));
   }
 
   /** `globalThis[name]`, deleted from the global object: what preparation left for the worker. */
@@ -241,6 +276,13 @@ export class IsolateGlue {
     if (this.vm.typeof(value) === 'function') return value;
     value.dispose();
     return undefined;
+  }
+
+  /** `object[key]` if `object` is an object and that is a string. */
+  stringAt(object: QuickJSHandle, key: string): string | undefined {
+    if (!this.isObject(object)) return undefined;
+    using value = this.read(object, key);
+    return this.vm.typeof(value) === 'string' ? this.vm.getString(value) : undefined;
   }
 
   /** `object[key]` through the original `Reflect.get`: a getter that throws is the bot's error. */
@@ -293,6 +335,9 @@ function captureOriginals(vm: QuickJSContext): Originals {
     parse: vm.getProp(json, 'parse'),
     stringify: vm.getProp(json, 'stringify'),
     get: vm.getProp(reflect, 'get'),
+    has: vm.getProp(reflect, 'has'),
+    construct: vm.getProp(reflect, 'construct'),
+    Proxy: vm.getProp(vm.global, 'Proxy'),
     deleteProperty: vm.getProp(reflect, 'deleteProperty'),
     freeze: vm.getProp(object, 'freeze'),
     Promise: promise,

@@ -20,6 +20,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten';
 import { ConsoleTail, installConsole } from './sandbox-console.js';
+import { installLocaleMethods } from './sandbox-locale.js';
 import { HL7_CLASS, IsolateGlue, LAZY_LOADER } from './sandbox-glue.js';
 import { isolateModule } from './isolate-bundle.js';
 import { commonJsWrapper, looksLikeModule } from './sandbox-helpers.js';
@@ -37,18 +38,11 @@ import type { Prelude, RunMessage, WorkerOutcome } from './sandbox-types.js';
 /** QuickJS's stack limit; the worker's native stack must be far deeper (see sandbox-pool.ts). */
 const STACK_BYTES = 256 * 1024;
 /**
- * The isolate's own code (isolate/): the host object for preparation, and the script that makes
- * the `fhir` client and leaves it in FHIR_GLOBAL.
+ * The `fhir` client's implementation (isolate/fhir-client.ts): compiling it costs more than an
+ * echo execution, so the bot gets a proxy (IsolateGlue.lazyObject) and the client is compiled
+ * on its first use, in the executions that use it.
  */
-const HOST_GLOBAL = '__graphirHost';
-const FHIR_GLOBAL = '__graphirFhir';
-/**
- * The `fhir` client's implementation (isolate/fhir-client.ts), a lazy global that the prelude
- * takes before any other code runs: compiling it costs more than an echo execution, so it is
- * compiled on the client's first call, in the executions that call it.
- */
-const FHIR_CLIENT_GLOBAL = '__graphirFhirClient';
-const fhirClientSource = () => `() => ({ ${FHIR_CLIENT_GLOBAL}: ${isolateModule('fhir-client')} })`;
+const fhirClientSource = () => `${isolateModule('fhir-client')}.createFhirClient`;
 /** A prelude script defines this to map the parsed event before the handler sees it. */
 const REVIVE_EVENT = '__graphirReviveEvent';
 
@@ -124,8 +118,14 @@ class Execution implements PreparedIsolate {
   private readonly timers = new SandboxTimers<QuickJSHandle>((callback) => callback.dispose());
   /** What the isolate's own code calls the worker through (isolate/isolate-host.ts). */
   private host: QuickJSHandle | undefined;
-  /** The `fhir` client (isolate/fhir-client.ts). */
+  /** The `fhir` object the bot gets: a proxy over `fhirClient`. */
   private fhir: QuickJSHandle | undefined;
+  /** The client itself, once compiled. */
+  private fhirClient: QuickJSHandle | undefined;
+  /** QuickJS's own toLocale…String methods (sandbox-locale.ts). */
+  private localeOriginals: QuickJSHandle[] = [];
+  /** The execution's `event.baseUrl`, for the client. */
+  private baseUrl = '';
   /** `globalThis.__graphirReviveEvent` as the preludes left it, if a function. */
   private revive: QuickJSHandle | undefined;
   /** The `Hl7Message` class of a prelude script, if any. */
@@ -150,13 +150,13 @@ class Execution implements PreparedIsolate {
   }
 
   /**
-   * Sets the console, defines the lazy groups and evaluates the `fhir` client's script and the
-   * preludes' scripts as one script (each evaluation has a fixed cost), with the host object
-   * in a global that is deleted before any other code runs.
+   * Sets the console, the `fhir` proxy and Date's and Number's locale methods, defines the lazy
+   * groups and evaluates the preludes' scripts, as one script (each evaluation has a fixed cost).
    */
   prepare(preludes: readonly Prelude[]): void {
     const { vm, glue } = this;
     installConsole(vm, glue, this.console);
+    this.localeOriginals = installLocaleMethods(vm, glue);
     const host = (this.host = vm.newObject());
     using call = vm.newFunction('call', (method, ...args) =>
       this.hostCall(vm.typeof(method) === 'string' ? vm.getString(method) : '', args),
@@ -164,27 +164,18 @@ class Execution implements PreparedIsolate {
     vm.setProp(host, 'call', call);
     this.addNatives(host);
     glue.freeze(host);
-    vm.defineProp(vm.global, HOST_GLOBAL, { configurable: true, value: host });
-    const groups = [
-      { globals: [FHIR_CLIENT_GLOBAL], source: fhirClientSource() },
-      ...preludes.filter((prelude) => typeof prelude !== 'string'),
-    ];
-    const scripts = [glue.defineLazy(groups, host), isolateModule('fhir-prelude')];
+    this.fhir = glue.lazyObject(() => this.compileFhirClient());
+    const groups = preludes.filter((prelude) => typeof prelude !== 'string');
+    const scripts = [glue.defineLazy(groups, host)];
     for (const prelude of preludes) if (typeof prelude === 'string') scripts.push(prelude);
     // Each prelude is a statement of its own.
     try {
       this.evaluate(scripts.join('\n;\n'), 'preludes.js').dispose();
     } finally {
-      glue.takeGlobal(HOST_GLOBAL).dispose();
       glue.takeGlobal(LAZY_LOADER).dispose();
     }
-    this.fhir = glue.takeGlobal(FHIR_GLOBAL);
     this.revive = glue.globalFunction(REVIVE_EVENT);
-    if (
-      !preludes.some(
-        (prelude) => typeof prelude !== 'string' && prelude.globals.includes(HL7_CLASS),
-      )
-    ) {
+    if (!groups.some((group) => group.globals.includes(HL7_CLASS))) {
       this.hl7Class = glue.globalFunction(HL7_CLASS);
     }
   }
@@ -230,6 +221,7 @@ class Execution implements PreparedIsolate {
     using exports = await this.loadExports(request.code);
     using handler = glue.handlerOf(exports);
     using event = glue.eventOf(request.eventJson, this.revive);
+    this.baseUrl = glue.stringAt(event, 'baseUrl') ?? '';
     // Read before the bot can change its event.
     const hl7Request = glue.isHl7Event(event);
     using returned = this.check(vm.callFunction(handler, vm.undefined, this.fhir!, event));
@@ -255,11 +247,28 @@ class Execution implements PreparedIsolate {
   dispose(): void {
     for (const deferred of this.hostCalls?.drop() ?? []) deferred.dispose();
     this.timers.drop();
-    for (const handle of [this.host, this.fhir, this.revive, this.hl7Class]) handle?.dispose();
-    this.host = this.fhir = this.revive = this.hl7Class = undefined;
+    const handles = [this.host, this.fhir, this.fhirClient, this.revive, this.hl7Class];
+    for (const handle of [...handles, ...this.localeOriginals]) handle?.dispose();
+    this.localeOriginals = [];
+    this.host = this.fhir = this.fhirClient = this.revive = this.hl7Class = undefined;
     this.glue.dispose();
     this.vm.dispose();
     this.runtime.dispose();
+  }
+
+  /**
+   * The `fhir` client, compiled on the first read of the bot's `fhir` object: a time or memory
+   * limit reached meanwhile is thrown at that read.
+   */
+  private compileFhirClient(): QuickJSHandle {
+    const { vm } = this;
+    if (!this.fhirClient) {
+      using create = this.evaluate(fhirClientSource(), 'fhir-client.js');
+      using baseUrl = vm.newString(this.baseUrl);
+      const args = [this.host!, this.glue.errorType, baseUrl];
+      this.fhirClient = this.check(vm.callFunction(create, vm.undefined, ...args));
+    }
+    return this.fhirClient;
   }
 
   /**

@@ -13,8 +13,7 @@ export type SandboxResult = (
 
 /**
  * What an isolate is prepared with: a script, evaluated before the bot's code (scripts run in
- * order, after the lazy groups are defined, while the global `__graphirHost` holds the host
- * object of isolate/isolate-host.ts); or a lazy group: `source` is an expression for a function
+ * order, after the lazy groups are defined); or a lazy group: `source` is an expression for a function
  * `(host) => ({ [global]: value, … })`, called on the first read of any of `globals`. Until a bot
  * reads one of them, a lazy group costs nothing, where a script costs its parsing in every
  * isolate (the Hl7Message class costs more to parse than a whole echo execution).

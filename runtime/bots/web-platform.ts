@@ -7,7 +7,6 @@
  */
 import { isolateModule } from './isolate-bundle.js';
 import type { Prelude } from './sandbox-types.js';
-import { LOCALE_SCRIPT } from './isolate/web-intl.js';
 
 /** A group whose values are the exports of isolate/<module>.ts named by `globals`. */
 function group(globals: readonly string[], module: string): Prelude {
@@ -51,5 +50,4 @@ export const WEB_PLATFORM: readonly Prelude[] = [
   group(['structuredClone'], 'web-clone'),
   hostGroup(['Intl'], 'web-intl', 'intlGlobals'),
   group(['WebSocket'], 'web-websocket'),
-  LOCALE_SCRIPT,
 ];

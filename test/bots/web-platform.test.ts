@@ -406,6 +406,15 @@ describe('Intl, WebSocket and what a bot that uses none of it sees', () => {
     expect(bad).toMatchObject({ status: 'error', message: expect.stringMatching(/time zone/i) });
   });
 
+  it('keeps the locale methods built-in-like, and QuickJS’s own where a bot replaces Intl', async () => {
+    const result = await value(`
+      const { writable, enumerable, configurable } = Object.getOwnPropertyDescriptor(Date.prototype, 'toLocaleDateString');
+      const grouped = (1234.5).toLocaleString('en-US');
+      globalThis.Intl = { polyfilled: true };
+      return [writable, enumerable, configurable, grouped, typeof new Date(0).toLocaleDateString('en-US'), (1234.5).toLocaleString()];`);
+    expect(result).toEqual([true, false, true, '1,234.5', 'string', '1234.5']);
+  });
+
   it('has WebSocket for libraries that look for it, and refuses connections', async () => {
     const result = await run(`
       if (typeof WebSocket !== 'function' || WebSocket.OPEN !== 1) return 'missing';

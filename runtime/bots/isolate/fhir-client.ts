@@ -5,8 +5,9 @@
  * server (URLs, `searchOne`, `searchResources`' ResourceArray, `searchResourcePages`) is done
  * here. A failed call rejects with an Error made when the bot called, so that its stack shows the
  * bot's own line, whose message names the method (`fhir.readResource: …`) and which carries the
- * OperationOutcome as `outcome`, as Medplum's OperationOutcomeError does. Its methods are those
- * of fhir-methods.ts; fhir-prelude.ts makes the client bots see, and the unsupported methods.
+ * OperationOutcome as `outcome`, as Medplum's OperationOutcomeError does. Methods that need
+ * services Graphir has not (fhir-unsupported.ts) throw saying so. The worker compiles the client
+ * on the first read of a property of the `fhir` object a bot gets (sandbox-isolate.ts).
  */
 import { UNSUPPORTED_ASYNC, UNSUPPORTED_SYNC, unsupportedMessage } from './fhir-unsupported.js';
 import { base64Of, blobOf } from './fhir-binary.js';
@@ -26,16 +27,13 @@ interface Bundle {
 }
 type Resource = { readonly resourceType?: unknown; readonly id?: unknown };
 
-export interface FhirClient {
-  /** The client, frozen. */
-  readonly client: object;
-  /** Called with each execution's `event.baseUrl` before the handler runs. */
-  readonly setBaseUrl: (baseUrl: unknown) => void;
-}
-
-export function createFhirClient(host: IsolateHost, originalError: ErrorConstructor): FhirClient {
+/** The client, frozen; `baseUrl` is the execution's `event.baseUrl`. */
+export function createFhirClient(
+  host: IsolateHost,
+  originalError: ErrorConstructor,
+  baseUrl: string,
+): object {
   ErrorType = originalError;
-  let baseUrl = '';
   const fhirBase = () => `${baseUrl}fhir/R4/`;
 
   /** `host.call(wire, ...args)` for `method`, failing as described above. */
@@ -207,12 +205,7 @@ export function createFhirClient(host: IsolateHost, originalError: ErrorConstruc
     client[method] = () => {
       throw new ErrorType(unsupportedMessage(method));
     };
-  return {
-    client: freeze(client),
-    setBaseUrl: (value) => {
-      baseUrl = typeof value === 'string' ? value : '';
-    },
-  };
+  return freeze(client);
 }
 
 /** Errors `named` made: one that passes through several layers of the client is named once. */

@@ -1,7 +1,6 @@
 /**
- * What the worker gives the isolate's own code (never the bot's): during preparation the global
- * `__graphirHost`, deleted before the bot's code runs; a lazy group's factory gets it as its
- * argument.
+ * What the worker gives the isolate's own code (never the bot's): a lazy group's factory and the
+ * `fhir` client get it as an argument.
  */
 export interface IsolateHost {
   /**
@@ -62,11 +61,4 @@ export function nativesOf(host: IsolateHost): Natives {
     base64ToBytes: native('base64ToBytes'),
     bytesToBase64: native('bytesToBase64'),
   } as Natives;
-}
-
-/** The host during preparation: scripts read it then; lazy groups are given it. */
-export function preparationHost(): IsolateHost {
-  const host = (globalThis as { __graphirHost?: IsolateHost }).__graphirHost;
-  if (!host) throw new Error('The isolate host is only there while the isolate is prepared');
-  return host;
 }

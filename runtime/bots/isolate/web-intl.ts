@@ -8,10 +8,11 @@ import { nativesOf, type IsolateHost } from './isolate-host.js';
 type Kind = 'DateTimeFormat' | 'NumberFormat';
 
 /**
- * Where Date's and Number's toLocale…String (patched by LOCALE_SCRIPT, in every isolate) find
- * their implementation: on the Intl global, loaded on their first call.
+ * Where Date's and Number's toLocale…String (forwarded in every isolate by sandbox-locale.ts)
+ * find their implementation: on the Intl global, loaded on their first call.
  */
-const TO_LOCALE = Symbol.for('graphir.toLocale');
+export const TO_LOCALE_KEY = 'graphir.toLocale';
+const TO_LOCALE = Symbol.for(TO_LOCALE_KEY);
 const DATE = { year: 'numeric', month: 'numeric', day: 'numeric' };
 const TIME = { hour: 'numeric', minute: 'numeric', second: 'numeric' };
 const DATE_KEYS = ['weekday', 'year', 'month', 'day', 'dateStyle'];
@@ -23,19 +24,6 @@ const DEFAULTS: Record<string, { options: object; keys: string[] }> = {
   toLocaleTimeString: { options: TIME, keys: TIME_KEYS },
 };
 
-/**
- * A small script that gives Date's and Number's toLocale…String Node's results: QuickJS's own
- * ignore the locales and options (zero-padded US dates, no grouping). It is evaluated in every
- * isolate (prototypes cannot be lazy globals), so it only forwards to the Intl group.
- */
-export const LOCALE_SCRIPT = `((define, key) => {
-  const forward = (prototype, name) => define(prototype, name, { writable: true, configurable: true,
-    value: function (locales, options) { return Intl[key](this, name, locales, options); } });
-  forward(Date.prototype, 'toLocaleString');
-  forward(Date.prototype, 'toLocaleDateString');
-  forward(Date.prototype, 'toLocaleTimeString');
-  forward(Number.prototype, 'toLocaleString');
-})(Object.defineProperty, Symbol.for('graphir.toLocale'));`;
 type Locales = string | string[] | undefined;
 type Options = Record<string, unknown> | undefined;
 
