@@ -12,8 +12,8 @@ const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const bundles = new Map<string, string>();
 
 /**
- * `isolate/<name>` bundled as an expression whose value is the module's exports: an ES2020,
- * platform-neutral, minified IIFE that reaches nothing outside the isolate.
+ * `isolate/<name>` bundled as an expression whose value is the module's exports: ES2020,
+ * platform-neutral, minified, in a function that reaches nothing outside the isolate.
  */
 export function isolateModule(name: string): string {
   let bundle = bundles.get(name);
@@ -25,8 +25,7 @@ export function isolateModule(name: string): string {
       entryPoints: [entry],
       bundle: true,
       write: false,
-      format: 'iife',
-      globalName: '__module',
+      format: 'esm',
       platform: 'neutral',
       mainFields: ['browser', 'module', 'main'],
       target: 'es2020',
@@ -37,8 +36,23 @@ export function isolateModule(name: string): string {
       legalComments: 'none',
       logLevel: 'silent',
     });
-    bundle = `(() => {${built.outputFiles[0].text}\nreturn __module;})()`;
+    bundle = `(() => {${returningExports(built.outputFiles[0].text)}})()`;
     bundles.set(name, bundle);
   }
   return bundle;
+}
+
+/**
+ * An ES module bundle's code with its one export clause, which esbuild writes last
+ * (`export{a as b,c};`), made a return of the exports. esbuild's own IIFE format adds helpers to
+ * build a namespace object (about 600 bytes a module), which every isolate would compile.
+ */
+function returningExports(code: string): string {
+  const clause = /export\s*\{([^}]*)\};?\s*$/.exec(code);
+  if (!clause) throw new Error('An isolate module must export something');
+  const exported = clause[1].split(',').map((binding) => {
+    const [local, name = local] = binding.trim().split(/\s+as\s+/);
+    return `${JSON.stringify(name)}:${local}`;
+  });
+  return `${code.slice(0, clause.index)}\nreturn {${exported.join(',')}};`;
 }

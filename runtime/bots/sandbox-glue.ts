@@ -38,8 +38,6 @@ interface Originals {
   readonly stringify: QuickJSHandle;
   /** `Reflect.get`, to read the bot's objects. */
   readonly get: QuickJSHandle;
-  /** `Reflect.has`, for `in`. */
-  readonly has: QuickJSHandle;
   /** `Reflect.construct`, with `Proxy`, for proxies made from the worker. */
   readonly construct: QuickJSHandle;
   readonly Proxy: QuickJSHandle;
@@ -237,21 +235,26 @@ export class IsolateGlue {
   }
 
   /**
-   * A proxy over a frozen empty object whose property reads (`get`) and `in` tests (`has`) are
-   * answered by `target()`, an object the worker makes on the first of them: an object made so
-   * costs nothing in isolates that never touch it, and, unlike a script, nothing to compile.
-   * What `target` throws (a handle, or an Error) is thrown at the read.
+   * A proxy over a frozen empty object whose property reads and `in` tests of string keys are
+   * answered by `traps` (symbols read as undefined): an object made so costs nothing to compile,
+   * and what it holds can be made on first use. What a trap throws is thrown at the read.
    */
-  lazyObject(target: () => QuickJSHandle): QuickJSHandle {
+  proxy(traps: { get(key: string): QuickJSHandle; has(key: string): boolean }): QuickJSHandle {
     const { vm } = this;
-    const { get, has, construct, Proxy: proxyType } = this.originals;
-    const forward = (reflect: QuickJSHandle) => (_target: QuickJSHandle, key: QuickJSHandle) =>
-      vm.callFunction(reflect, vm.undefined, target(), key);
+    const { construct, Proxy: proxyType } = this.originals;
+    const keyOf = (key: QuickJSHandle) =>
+      vm.typeof(key) === 'string' ? vm.getString(key) : undefined;
     using empty = vm.newObject();
     this.freeze(empty);
     using handler = vm.newObject();
-    using getTrap = vm.newFunction('get', forward(get));
-    using hasTrap = vm.newFunction('has', forward(has));
+    using getTrap = vm.newFunction('get', (_target, key) => {
+      const name = keyOf(key);
+      return name === undefined ? vm.undefined : traps.get(name);
+    });
+    using hasTrap = vm.newFunction('has', (_target, key) => {
+      const name = keyOf(key);
+      return name !== undefined && traps.has(name) ? vm.true : vm.false;
+    });
     vm.setProp(handler, 'get', getTrap);
     vm.setProp(handler, 'has', hasTrap);
     using args = vm.newArray();
@@ -335,7 +338,6 @@ function captureOriginals(vm: QuickJSContext): Originals {
     parse: vm.getProp(json, 'parse'),
     stringify: vm.getProp(json, 'stringify'),
     get: vm.getProp(reflect, 'get'),
-    has: vm.getProp(reflect, 'has'),
     construct: vm.getProp(reflect, 'construct'),
     Proxy: vm.getProp(vm.global, 'Proxy'),
     deleteProperty: vm.getProp(reflect, 'deleteProperty'),

@@ -21,8 +21,8 @@ import type {
 } from 'quickjs-emscripten';
 import { ConsoleTail, installConsole } from './sandbox-console.js';
 import { installLocaleMethods } from './sandbox-locale.js';
+import { FhirClientParts } from './sandbox-fhir.js';
 import { HL7_CLASS, IsolateGlue, LAZY_LOADER } from './sandbox-glue.js';
-import { isolateModule } from './isolate-bundle.js';
 import { commonJsWrapper, looksLikeModule } from './sandbox-helpers.js';
 import { HostCallQueue, type HostCaller } from './sandbox-host-calls.js';
 import { digest, intl, randomBytes, randomUUID, url } from './sandbox-natives.js';
@@ -37,12 +37,6 @@ import type { Prelude, RunMessage, WorkerOutcome } from './sandbox-types.js';
 
 /** QuickJS's stack limit; the worker's native stack must be far deeper (see sandbox-pool.ts). */
 const STACK_BYTES = 256 * 1024;
-/**
- * The `fhir` client's implementation (isolate/fhir-client.ts): compiling it costs more than an
- * echo execution, so the bot gets a proxy (IsolateGlue.lazyObject) and the client is compiled
- * on its first use, in the executions that use it.
- */
-const fhirClientSource = () => `${isolateModule('fhir-client')}.createFhirClient`;
 /** A prelude script defines this to map the parsed event before the handler sees it. */
 const REVIVE_EVENT = '__graphirReviveEvent';
 
@@ -120,8 +114,7 @@ class Execution implements PreparedIsolate {
   private host: QuickJSHandle | undefined;
   /** The `fhir` object the bot gets: a proxy over `fhirClient`. */
   private fhir: QuickJSHandle | undefined;
-  /** The client itself, once compiled. */
-  private fhirClient: QuickJSHandle | undefined;
+  private readonly fhirClient: FhirClientParts;
   /** QuickJS's own toLocale…String methods (sandbox-locale.ts). */
   private localeOriginals: QuickJSHandle[] = [];
   /** The execution's `event.baseUrl`, for the client. */
@@ -147,6 +140,16 @@ class Execution implements PreparedIsolate {
     }));
     this.vm = this.runtime.newContext();
     this.glue = new IsolateGlue(this.vm, (result) => this.check(result));
+    this.fhirClient = new FhirClientParts(
+      this.vm,
+      this.glue,
+      {
+        evaluate: (source, filename) => this.evaluate(source, filename),
+        check: (result) => this.check(result),
+      },
+      () => this.host!,
+      () => this.baseUrl,
+    );
   }
 
   /**
@@ -164,7 +167,7 @@ class Execution implements PreparedIsolate {
     vm.setProp(host, 'call', call);
     this.addNatives(host);
     glue.freeze(host);
-    this.fhir = glue.lazyObject(() => this.compileFhirClient());
+    this.fhir = glue.proxy(this.fhirClient);
     const groups = preludes.filter((prelude) => typeof prelude !== 'string');
     const scripts = [glue.defineLazy(groups, host)];
     for (const prelude of preludes) if (typeof prelude === 'string') scripts.push(prelude);
@@ -247,28 +250,14 @@ class Execution implements PreparedIsolate {
   dispose(): void {
     for (const deferred of this.hostCalls?.drop() ?? []) deferred.dispose();
     this.timers.drop();
-    const handles = [this.host, this.fhir, this.fhirClient, this.revive, this.hl7Class];
-    for (const handle of [...handles, ...this.localeOriginals]) handle?.dispose();
+    this.fhirClient.dispose();
+    const handles = [this.host, this.fhir, this.revive, this.hl7Class, ...this.localeOriginals];
+    for (const handle of handles) handle?.dispose();
     this.localeOriginals = [];
-    this.host = this.fhir = this.fhirClient = this.revive = this.hl7Class = undefined;
+    this.host = this.fhir = this.revive = this.hl7Class = undefined;
     this.glue.dispose();
     this.vm.dispose();
     this.runtime.dispose();
-  }
-
-  /**
-   * The `fhir` client, compiled on the first read of the bot's `fhir` object: a time or memory
-   * limit reached meanwhile is thrown at that read.
-   */
-  private compileFhirClient(): QuickJSHandle {
-    const { vm } = this;
-    if (!this.fhirClient) {
-      using create = this.evaluate(fhirClientSource(), 'fhir-client.js');
-      using baseUrl = vm.newString(this.baseUrl);
-      const args = [this.host!, this.glue.errorType, baseUrl];
-      this.fhirClient = this.check(vm.callFunction(create, vm.undefined, ...args));
-    }
-    return this.fhirClient;
   }
 
   /**

@@ -1,12 +1,56 @@
 /**
- * Binary content between the bot and the host: what `createBinary` may be given (a string, an
+ * The `fhir` client's `createBinary` and `download` (a part of the client: fhir-core.ts), and the
+ * binary content between the bot and the host: what `createBinary` may be given (a string, an
  * ArrayBuffer or typed array, a Blob) as base64 text, and what `download` answers as a Blob.
  * Base64 is written out here: the isolate may have neither `btoa` nor `Buffer`.
  */
+import type { FhirCore, Methods } from './fhir-core.js';
+
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
+export function binaryMethods({ call, local }: FhirCore): Methods {
+  return {
+    createBinary: (
+      data: unknown,
+      filename?: unknown,
+      contentType?: unknown,
+      onProgress?: unknown,
+    ) =>
+      local('createBinary', async () => {
+        const options = isBinaryOptions(data) ? data : { data, filename, contentType, onProgress };
+        const base64 = await base64Of(options.data);
+        return call('createBinary', 'createBinary', [
+          base64,
+          options.contentType ?? null,
+          options.filename ?? null,
+        ]);
+      }),
+    download: (url: unknown) =>
+      local('download', async () => {
+        const { contentType, data } = await call<{ contentType: string; data: string }>(
+          'download',
+          'download',
+          [String(url)],
+        );
+        return blobOf(data, contentType);
+      }),
+  };
+}
+
+interface BinaryOptions {
+  readonly data: unknown;
+  readonly contentType?: unknown;
+  readonly filename?: unknown;
+  readonly onProgress?: unknown;
+}
+
+/** Medplum 5's `createBinary({ data, contentType, filename })` form. */
+function isBinaryOptions(value: unknown): value is BinaryOptions {
+  return typeof value === 'object' && value !== null && 'data' in value && 'contentType' in value;
+}
+
 /** What the host stores: the content as base64. */
-export async function base64Of(data: unknown): Promise<string> {
+async function base64Of(data: unknown): Promise<string> {
   if (typeof data === 'string') return encodeBase64(utf8Bytes(data));
   if (data instanceof ArrayBuffer) return encodeBase64(new Uint8Array(data));
   if (ArrayBuffer.isView(data))
@@ -18,7 +62,7 @@ export async function base64Of(data: unknown): Promise<string> {
 }
 
 /** A Blob of `contentType` holding the base64 `data`: the global Blob is needed. */
-export function blobOf(data: string, contentType: string): unknown {
+function blobOf(data: string, contentType: string): unknown {
   const BlobType = (globalThis as { Blob?: new (parts: unknown[], options: object) => unknown })
     .Blob;
   if (typeof BlobType !== 'function') throw new TypeError('download needs the global Blob');
