@@ -21,6 +21,14 @@ import {
 } from '../support/app-browser.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
+/** The editor's whole text replaced, as typed without the editor's bracket closing. */
+async function replaceEditorText(page: Page, text: string): Promise<void> {
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+}
+
 if (!haveChromium && !process.env.CI)
   console.warn(
     `Skipping the web app's browser tests: ${CHROMIUM} is missing (apt-get install chromium).`,
@@ -116,6 +124,144 @@ describe.skipIf(!haveChromium && !process.env.CI)(
       await page.getByRole('heading', { name: new RegExp(`Patient/${patientId}`) }).waitFor();
       expect(await page.locator('.tab-panel').innerText()).toContain('Lovelace');
       expect(await checkPage(page, 'resource')).toEqual([]);
+    });
+
+    it('edits and saves it, showing a refused edit where it points', async () => {
+      await page.getByRole('link', { name: 'Edit' }).click();
+      await page.getByRole('heading', { name: `Edit Patient/${patientId}` }).waitFor();
+      const editor = page.locator('.cm-content');
+      await editor.waitFor();
+      const current = (await (await server.fhir(`/Patient/${patientId}`)).json()) as Record<
+        string,
+        unknown
+      >;
+      const edited = { ...current, birthDate: 'last spring' };
+      await replaceEditorText(page, JSON.stringify(edited, null, 2));
+      await page.getByRole('button', { name: 'Save' }).click();
+      const alert = page.getByRole('alert');
+      await expect.poll(() => alert.innerText()).toContain('Patient.birthDate');
+      // The line of birthDate is marked, and a button puts the cursor there.
+      const line =
+        JSON.stringify(edited, null, 2)
+          .split('\n')
+          .findIndex((l) => l.includes('"birthDate"')) + 1;
+      await page.getByRole('button', { name: `Go to line ${line}` }).click();
+      expect(await page.locator('.cm-issue-line').innerText()).toContain('"birthDate"');
+      expect(await page.locator('.cm-activeLine').innerText()).toContain('"birthDate"');
+      expect(await checkPage(page, 'edit-refused')).toEqual([]);
+
+      await replaceEditorText(
+        page,
+        JSON.stringify(
+          { ...current, name: [{ family: 'Lovelace', given: ['Augusta', 'Ada'] }] },
+          null,
+          2,
+        ),
+      );
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Version 2, last updated').waitFor();
+      expect(page.url()).toBe(`${server.url}/app/Patient/${patientId}`);
+      expect((await (await server.fhir(`/Patient/${patientId}`)).json()).name[0].given).toEqual([
+        'Augusta',
+        'Ada',
+      ]);
+    });
+
+    it('shows the new version in the history, with what changed', async () => {
+      await page.getByRole('link', { name: 'History' }).click();
+      await page.getByRole('heading', { name: /^Version 2/ }).waitFor();
+      const newest = page.locator('.version').first();
+      // Augusta went in before Ada: one element added.
+      expect(await newest.innerText()).toMatch(/name\[0\]\.given\[0\]\s+added\s+Augusta/);
+      expect(await page.locator('.version').nth(1).innerText()).toContain('The first version.');
+      expect(await checkPage(page, 'history')).toEqual([]);
+      await page.getByRole('link', { name: 'JSON' }).click();
+      expect(JSON.parse(await page.getByLabel('Resource JSON').innerText()).meta.versionId).toBe(
+        '2',
+      );
+      expect(await checkPage(page, 'json')).toEqual([]);
+    });
+
+    it('links references both ways', async () => {
+      await page.getByRole('link', { name: 'References' }).click();
+      const reverse = page.getByRole('link', { name: `Observation?subject=Patient/${patientId}` });
+      await reverse.waitFor();
+      expect(await page.getByText('No references.').count()).toBe(1);
+      expect(await checkPage(page, 'references')).toEqual([]);
+      await reverse.click();
+      await expect.poll(() => page.getByRole('status').first().innerText()).toBe('1 found');
+      await page.locator('.results a').first().click();
+      await page.getByRole('link', { name: 'References' }).click();
+      await page.getByRole('link', { name: `Patient/${patientId}` }).click();
+      await page.getByRole('heading', { name: new RegExp(`Patient/${patientId}`) }).waitFor();
+    });
+
+    it('creates and deletes a resource', async () => {
+      await page.goto(`${server.url}/app/Practitioner/new`);
+      await page.locator('.cm-content').waitFor();
+      await replaceEditorText(
+        page,
+        '{"resourceType": "Practitioner", "name": [{"family": "Curie"}]}',
+      );
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Version 1, last updated').waitFor();
+      const id = page.url().split('/').pop()!;
+      await page.getByRole('button', { name: 'Delete' }).click();
+      expect(await checkPage(page, 'delete-confirm')).toEqual([]);
+      await page.getByRole('button', { name: 'Yes, delete' }).click();
+      await page.waitForURL(/\/app\/Practitioner$/);
+      expect((await server.fhir(`/Practitioner/${id}`)).status).toBe(410);
+    });
+
+    it('opens the playground with the same sign-in', async () => {
+      await page.goto(`${server.url}/app`);
+      await page.getByRole('link', { name: 'GraphQL playground' }).click();
+      await page.waitForURL(/\$graphql$/);
+      await expect
+        .poll(() => page.inputValue('#token'))
+        .toBe(await page.evaluate("sessionStorage.getItem('graphir.token')"));
+      await page.getByRole('link', { name: 'Web app' }).click();
+      await page.getByRole('heading', { name: 'Resources' }).waitFor();
+    });
+
+    it('offers only what the token’s scopes allow, and asks again when the token is revoked', async () => {
+      const created = await server.call(`/admin/projects/${server.project.projectId}/clients`, {
+        method: 'POST',
+        token: server.project.token,
+        body: { name: 'reader', scope: 'system/Patient.rs' },
+      });
+      expect(created.status).toBe(201);
+      const reader = (await created.json()) as { clientId: string; clientSecret: string };
+      const context = await browser.newContext({ viewport: LAPTOP });
+      const readerPage = await context.newPage();
+      readerPage.on('pageerror', (error) => pageErrors.push(error.message));
+      foreign.push(...foreignRequests(readerPage, server.url));
+      await readerPage.goto(`${server.url}/app/Patient/${patientId}`);
+      // A pasted token this time.
+      await readerPage
+        .getByRole('textbox', { name: 'Access token' })
+        .fill(await server.token(reader.clientId, reader.clientSecret));
+      await readerPage.getByRole('button', { name: 'Use token' }).click();
+      await readerPage.getByRole('heading', { name: new RegExp(`Patient/${patientId}`) }).waitFor();
+      expect(await readerPage.getByRole('link', { name: 'Edit' }).count()).toBe(0);
+      expect(await readerPage.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+      await readerPage.getByRole('link', { name: 'Resources' }).click();
+      await expect.poll(() => readerPage.locator('table.types tbody tr').count()).toBe(1);
+      await readerPage.getByRole('link', { name: 'Patient', exact: true }).click();
+      await expect.poll(() => readerPage.getByRole('status').first().innerText()).toBe('3 found');
+      expect(await readerPage.getByRole('link', { name: 'New Patient' }).count()).toBe(0);
+      expect(await checkPage(readerPage, 'read-only')).toEqual([]);
+
+      const revoked = await server.call(
+        `/admin/projects/${server.project.projectId}/clients/${reader.clientId}`,
+        { method: 'DELETE', token: server.project.token },
+      );
+      expect(revoked.status).toBeLessThan(300);
+      await readerPage.getByRole('link', { name: 'Resources' }).click();
+      await readerPage.getByRole('heading', { name: 'Sign in to Graphir' }).waitFor();
+      expect(await readerPage.getByRole('status').innerText()).toContain('sign in again');
+      expect(await readerPage.evaluate("sessionStorage.getItem('graphir.token')")).toBeNull();
+      await context.close();
     });
 
     it('shows no foreign requests and no page errors', () => {

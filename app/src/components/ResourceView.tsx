@@ -80,7 +80,7 @@ export function ResourceView({ type, id, tab }: ResourceViewProps) {
           <section aria-label={TAB_NAMES[tab]} className="tab-panel">
             {tab === 'details' && <ElementsView resource={resource} />}
             {tab === 'json' && (
-              <pre className="json" tabIndex={0} aria-label="JSON">
+              <pre className="json" tabIndex={0} aria-label="Resource JSON">
                 {JSON.stringify(resource, null, 2)}
               </pre>
             )}
