@@ -27,6 +27,7 @@ async function replaceEditorText(page: Page, text: string): Promise<void> {
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(text);
+  await expect.poll(() => page.locator('.cm-content').innerText()).toBe(text);
 }
 
 if (!haveChromium && !process.env.CI)

@@ -88,6 +88,10 @@ export async function checkPage(page: Page, name: string): Promise<string[]> {
     ['laptop', LAPTOP],
   ] as const) {
     await page.setViewportSize(viewport);
+    // Two frames: CodeMirror measures its lines in one after a resize.
+    await page.evaluate(
+      'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))',
+    );
     for (const violation of await accessibilityViolations(page))
       violations.add(`${size}: ${violation}`);
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });

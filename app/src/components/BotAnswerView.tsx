@@ -68,12 +68,14 @@ export function BotAnswerView({ answer }: { readonly answer: BotAnswer }) {
                 <th scope="row">{name}</th>
                 <td>
                   {fields.map((field, at) => (
-                    <span
-                      key={at}
-                      className="hl7-field"
-                      title={`${name}-${name === 'MSH' ? at + 2 : at + 1}`}
-                    >
-                      {field}
+                    <span key={at}>
+                      {at > 0 && <span className="hl7-separator">|</span>}
+                      <span
+                        className="hl7-field"
+                        title={`${name}-${name === 'MSH' ? at + 2 : at + 1}`}
+                      >
+                        {field}
+                      </span>
                     </span>
                   ))}
                 </td>

@@ -207,7 +207,7 @@ export function BotExecutePanel({ bot, onExecuted }: BotExecutePanelProps) {
               id="execute-input"
               initial={input}
               language={LANGUAGES[contentType]}
-              label={`Input (${contentType})`}
+              label="Input"
               onChange={setInput}
             />
           </>
