@@ -214,6 +214,26 @@ describe.skipIf(!haveChromium && !process.env.CI)(
       expect((await server.fhir(`/Practitioner/${id}`)).status).toBe(410);
     });
 
+    it('is reachable by keyboard, with the focus visible', async () => {
+      await page.goto(`${server.url}/app/Patient/${patientId}`);
+      await page.getByRole('heading', { name: new RegExp(`Patient/${patientId}`) }).waitFor();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+      const outline =
+        "getComputedStyle(document.activeElement).outlineStyle + ' ' + getComputedStyle(document.activeElement).outlineWidth";
+      expect(await page.evaluate(outline)).toBe('solid 3px');
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate('document.activeElement.id')).toBe('main');
+      // From the page's start, Tab reaches the History tab and Enter follows it.
+      for (let i = 0; i < 20; i++) {
+        await page.keyboard.press('Tab');
+        if ((await page.evaluate('document.activeElement.textContent')) === 'History') break;
+      }
+      expect(await page.evaluate(outline)).toBe('solid 3px');
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: /^Version 2/ }).waitFor();
+    });
+
     it('opens the playground with the same sign-in', async () => {
       await page.goto(`${server.url}/app`);
       await page.getByRole('link', { name: 'GraphQL playground' }).click();
