@@ -285,6 +285,29 @@ describe.skipIf(!haveChromium && !process.env.CI)(
       await context.close();
     });
 
+    it('asks to sign in again when the token expires', async () => {
+      const shortLived = await startTestServer('pglite', {
+        GRAPHIR_APP_DIR: app.dir,
+        GRAPHIR_TOKEN_LIFETIME_SECONDS: '3',
+      });
+      const context = await browser.newContext({ viewport: LAPTOP });
+      try {
+        const tab = await context.newPage();
+        tab.on('pageerror', (error) => pageErrors.push(error.message));
+        await tab.goto(`${shortLived.url}/app`);
+        await tab.getByLabel('Client id').fill(shortLived.project.clientId);
+        await tab.getByLabel('Client secret').fill(shortLived.project.clientSecret);
+        await tab.getByRole('button', { name: 'Sign in' }).click();
+        await tab.getByRole('heading', { name: 'Resources' }).waitFor();
+        await tab.getByRole('heading', { name: 'Sign in to Graphir' }).waitFor({ timeout: 20_000 });
+        expect(await tab.getByRole('status').innerText()).toContain('Your session expired');
+        expect(await checkPage(tab, 'sign-in-expired')).toEqual([]);
+      } finally {
+        await context.close();
+        await shortLived.stop();
+      }
+    });
+
     it('shows no foreign requests and no page errors', () => {
       expect(foreign).toEqual([]);
       expect(pageErrors).toEqual([]);

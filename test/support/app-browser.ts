@@ -88,10 +88,15 @@ export async function checkPage(page: Page, name: string): Promise<string[]> {
     ['laptop', LAPTOP],
   ] as const) {
     await page.setViewportSize(viewport);
-    // Two frames: CodeMirror measures its lines in one after a resize.
-    await page.evaluate(
-      'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))',
-    );
+    // CodeMirror measures the lines of an editor once it is in view, in a frame after: scrolled
+    // down and back, the full-page picture shows editors below the fold as a reader sees them.
+    await page.evaluate(`(async () => {
+      const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      window.scrollTo(0, document.body.scrollHeight);
+      await frames();
+      window.scrollTo(0, 0);
+      await frames();
+    })()`);
     for (const violation of await accessibilityViolations(page))
       violations.add(`${size}: ${violation}`);
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });

@@ -58,6 +58,10 @@ export class FhirClient {
       method: options.method ?? 'GET',
       headers,
       body,
+      // Reads answer with Last-Modified and no Cache-Control, which a browser may keep for a
+      // while by its own reckoning: a page read right after a save would show the old version.
+      // Every answer is asked of the server (a 304 when unchanged).
+      cache: 'no-cache',
     });
     if (response.status === 401) {
       this.onUnauthorized();
