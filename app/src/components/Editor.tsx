@@ -5,7 +5,7 @@
 import { lazy, Suspense } from 'react';
 import type { CodeEditorProps } from './CodeEditor.js';
 
-const CodeEditor = lazy<CodeEditorProps>(() =>
+const CodeEditor = lazy<(props: CodeEditorProps) => JSX.Element>(() =>
   import('./CodeEditor.js').then((m) => ({ default: m.CodeEditor })),
 );
 
