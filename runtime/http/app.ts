@@ -11,6 +11,7 @@ import type { QueryLimits } from '../graphql/query-limits.js';
 import type { SearchLimits } from '../rest/search-request.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { adminRoutes } from './admin-routes.js';
+import { appRoutes } from './app-routes.js';
 import { AsyncExecutions } from './async-execution.js';
 import { auditVisibility } from './audit-visibility.js';
 import { botRoutes } from './bot-routes.js';
@@ -63,6 +64,8 @@ export interface AppDependencies {
   readonly baseUrl?: string;
   /** The web origins whose scripts may call the API; by default any. */
   readonly corsOrigins?: CorsOrigins;
+  /** Where the built web app is (`GRAPHIR_APP_DIR`); by default dist/app of this package. */
+  readonly appDir?: string;
 }
 
 /** Paths anyone may call; everything else under these prefixes needs a token. */
@@ -84,6 +87,7 @@ export function createApp({
   metrics = new Metrics(),
   baseUrl,
   corsOrigins = '*',
+  appDir,
 }: AppDependencies): Koa {
   const app = new Koa();
   // Koa's own logger prints stack traces for every error; errors that reach a client as 500 are
@@ -137,6 +141,8 @@ export function createApp({
     metricsRoutes(metrics),
     tokenRoutes(clients, tokens, identityOf),
     adminRoutes(clients),
+    // The web app's page and files: public, outside the paths the token guard protects.
+    appRoutes(appDir),
     // Before graphqlRoutes: a browser's `GET $graphql` gets the playground page.
     playgroundRoutes(),
     // Before the REST routes, whose `/:type` and `/:type/:id` would take `$graphql` and `$execute`.

@@ -1,7 +1,8 @@
 /**
  * The GraphQL playground's HTML: GraphiQL (UMD build, on React 18's UMD builds) served by this
- * server, with a field for the access token. The token stays in the tab's sessionStorage; a
- * `#token=…` fragment fills it too (and is then removed from the address bar). Every GraphQL call
+ * server, with a field for the access token. The token stays in the tab's sessionStorage, under
+ * the key the web app (/app) keeps its sign-in in, so the two pages of a tab share one sign-in;
+ * a `#token=…` fragment fills it too (and is then removed from the address bar). Every GraphQL call
  * is a POST to the page's own URL with `Authorization: Bearer <token>`.
  */
 
@@ -45,6 +46,7 @@ export function playgroundPage(assets: PlaygroundAssets): string {
   <label for="token">Access token</label>
   <input id="token" name="token" type="password" placeholder="Bearer token from POST /oauth2/token" spellcheck="false">
   <button type="submit">Use token</button>
+  <a href="/app">Web app</a>
 </form>
 <div id="graphiql">Loading…</div>
 <script src="${assets.react}"></script>
@@ -52,7 +54,7 @@ export function playgroundPage(assets: PlaygroundAssets): string {
 <script src="${assets.graphiqlScript}"></script>
 <script>
 (function () {
-  var STORAGE_KEY = 'graphir.playground.token';
+  var STORAGE_KEY = 'graphir.token';
   var endpoint = window.location.origin + window.location.pathname;
   var fragment = new URLSearchParams(window.location.hash.slice(1));
   if (fragment.get('token')) {

@@ -57,6 +57,8 @@ export interface Config {
    * addresses: GRAPHIR_EGRESS_ALLOW (runtime/egress/egress-policy.ts).
    */
   readonly egress: EgressPolicy;
+  /** Where the built web app is (GRAPHIR_APP_DIR); by default dist/app of this package. */
+  readonly appDir?: string;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logBufferBytes: integer('LOG_BUFFER_BYTES', env.LOG_BUFFER_BYTES ?? '4096', 0, 16_000),
     corsOrigins: corsOrigins(env.GRAPHIR_CORS_ORIGINS ?? '*'),
+    ...(env.GRAPHIR_APP_DIR ? { appDir: env.GRAPHIR_APP_DIR } : {}),
     egress: env.GRAPHIR_EGRESS_ALLOW
       ? EgressPolicy.parse(env.GRAPHIR_EGRESS_ALLOW)
       : EgressPolicy.DEFAULT,

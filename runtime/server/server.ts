@@ -93,6 +93,7 @@ export async function startServer(
     metrics,
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     corsOrigins: config.corsOrigins,
+    ...(config.appDir ? { appDir: config.appDir } : {}),
   });
   // Every process runs jobs, its own and those other processes left; the kinds are defined now.
   await jobs.start();
