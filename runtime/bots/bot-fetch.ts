@@ -37,13 +37,21 @@ export class BotFetch {
   /**
    * Aborts every request when the execution ends. Its deadline is the sandbox's: a timer here
    * would race it, and could fail a bot's fetch just before the bot is stopped for its time.
+   * Made by the first request: most executions fetch nothing, and an abort makes a DOMException.
    */
-  private readonly ended = new AbortController();
+  private ended: AbortController | undefined;
+  private over = false;
 
   constructor(
     private readonly client: EgressClient,
     private readonly maxBodyBytes: number,
   ) {}
+
+  private signal(): AbortSignal {
+    this.ended ??= new AbortController();
+    if (this.over) this.ended.abort();
+    return this.ended.signal;
+  }
 
   /** Runs `fetch` host calls here, the rest on `host`. */
   host(host: SandboxHost): SandboxHost {
@@ -69,7 +77,7 @@ export class BotFetch {
         headers: call.headers as [string, string][],
         ...(call.body === undefined ? {} : { body: Buffer.from(call.body, 'base64') }),
         redirect: call.redirect as RequestInit['redirect'],
-        signal: this.ended.signal,
+        signal: this.signal(),
       });
       const body = await this.readBody(response, call.method);
       finish(logged, String(response.status));
@@ -91,7 +99,8 @@ export class BotFetch {
   /** The execution is over: requests still running are cut off. */
   end(): void {
     for (const request of this.requests) finish(request, 'cut off', 'the bot ended');
-    this.ended.abort();
+    this.over = true;
+    this.ended?.abort();
   }
 
   /**
