@@ -133,6 +133,7 @@ function openConfiguredDatabase(config: Config): Promise<Database> {
   if (config.databaseUrl) {
     return openDatabase({
       url: config.databaseUrl,
+      ...(config.databaseDirectUrl ? { directUrl: config.databaseDirectUrl } : {}),
       poolSize: config.databasePoolSize,
       connectTimeoutMs: config.databaseConnectTimeoutMs,
       idleTimeoutMs: config.databaseIdleTimeoutSeconds * 1000,
