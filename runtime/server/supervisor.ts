@@ -40,7 +40,7 @@ export async function superviseProcesses(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearTimeout(replacing);
-    console.log(`Graphir shutting down (${why})`);
+    (failed ? console.error : console.log)(`Graphir shutting down (${why})`);
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     setTimeout(() => {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');

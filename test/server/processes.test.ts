@@ -21,6 +21,7 @@ import {
 } from '../reliability/server-process.js';
 import { runGraphir } from '../support/graphir-cli.js';
 import { pinnedClients, type PinnedClient } from '../support/pinned-clients.js';
+import { postgresUrl, withDatabase } from '../support/postgres-admin.js';
 import { availableEngines } from '../support/test-databases.js';
 
 const engines = await availableEngines();
@@ -62,6 +63,27 @@ describe('more than one process on the embedded store', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+describe.runIf(engines.includes('postgres'))('a process that cannot start', () => {
+  it(
+    'stops every process, and the supervisor exits 1 saying why',
+    { timeout: 60_000 },
+    async () => {
+      const missing = withDatabase((await postgresUrl())!, 'graphir_no_such_database');
+      const run = await runGraphir(['serve', '--processes', '2'], {
+        env: { DATABASE_URL: missing, PORT: '0', HOST: '127.0.0.1' },
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /process \d+ failed to start: database "graphir_no_such_database" does not exist/,
+      );
+      expect(run.stderr).toMatch(
+        /Graphir shutting down \(process \d+ failed to start \(exit code 1\)\)/,
+      );
+      expect(run.stdout).not.toContain('listening');
+    },
+  );
 });
 
 describe.runIf(engines.includes('postgres'))('graphir serve --processes 2 on PostgreSQL', () => {
