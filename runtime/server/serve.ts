@@ -43,12 +43,16 @@ async function serveAsWorker(config: Config): Promise<void> {
 /**
  * Waits for SIGTERM or SIGINT, then stops accepting connections, lets in-flight requests finish
  * (bounded), waits for queued AuditEvents and statistics; running jobs end (docs/jobs.md), then
- * the sandbox pool and the store close. A second signal changes nothing: a terminal's Ctrl-C
- * reaches the supervisor's processes directly as well as through the supervisor.
+ * the sandbox pool and the store close. Alone, a second signal of the same kind ends the process
+ * at once. Under a supervisor, further signals change nothing: a terminal's Ctrl-C reaches its
+ * processes directly as well as through the supervisor, which decides when to kill them.
  */
 async function untilStopped(server: Awaited<ReturnType<typeof startServer>>): Promise<void> {
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    for (const name of ['SIGTERM', 'SIGINT'] as const) process.on(name, () => resolve(name));
+    for (const name of ['SIGTERM', 'SIGINT'] as const) {
+      if (cluster.isWorker) process.on(name, () => resolve(name));
+      else process.once(name, () => resolve(name));
+    }
   });
   server.logger.info({ signal }, 'shutting down');
   try {

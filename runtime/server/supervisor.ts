@@ -1,9 +1,10 @@
 /**
  * The supervisor of several server processes on one port (Node's cluster module): it forks them,
  * hands them connections in turn, prints the address once all listen, replaces one that dies,
- * and on SIGTERM or SIGINT has each shut down gracefully before it exits itself. It opens no
- * database: start-up work that must happen once (migrations, the first signing key, the root
- * client) is done by whichever process gets there first, under locks (docs/scale-out.md).
+ * and on SIGTERM or SIGINT has each shut down gracefully before it exits itself (on a second
+ * signal, at once). It opens no database: start-up work that must happen once (migrations, the
+ * first signing key, the root client) is done by whichever process gets there first, under
+ * locks (docs/scale-out.md).
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
@@ -31,24 +32,30 @@ export async function superviseProcesses(config: Config): Promise<void> {
   let listening = 0;
   let replacing: NodeJS.Timeout | undefined;
 
-  const allExited = new Promise<void>((resolve) => {
-    cluster.on('exit', () => {
-      if (stopping && Object.keys(cluster.workers ?? {}).length === 0) resolve();
-    });
+  /** A process that failed to start, or did not shut down cleanly: the supervisor exits 1. */
+  let failed = false;
+
+  const workers = () =>
+    Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  let allExited: () => void = () => {};
+  const exited = new Promise<void>((resolve) => (allExited = resolve));
+  cluster.on('exit', () => {
+    if (stopping && workers().length === 0) allExited();
   });
   const stop = (why: string) => {
     if (stopping) return;
     stopping = true;
     clearTimeout(replacing);
     (failed ? console.error : console.log)(`Graphir shutting down (${why})`);
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-    setTimeout(() => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-    }, KILL_AFTER_MS).unref();
+    // None may be running: all died, and their replacements were still waiting.
+    if (workers().length === 0) allExited();
+    for (const worker of workers()) worker.process.kill('SIGTERM');
+    setTimeout(killAll, KILL_AFTER_MS).unref();
+  };
+  const killAll = () => {
+    for (const worker of workers()) worker.process.kill('SIGKILL');
   };
 
-  /** A process that failed to start, or did not shut down cleanly: the supervisor exits 1. */
-  let failed = false;
   cluster.on('listening', (_worker, address) => {
     if (ready || ++listening < config.processes) return;
     ready = true;
@@ -82,8 +89,10 @@ export async function superviseProcesses(config: Config): Promise<void> {
     }, delay);
   });
 
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(signal));
+  // A second signal (Ctrl-C again) does not wait for the processes' grace.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.on(signal, () => (stopping ? killAll() : stop(signal)));
   for (let i = 0; i < config.processes; i++) fork();
-  await allExited;
+  await exited;
   if (failed) process.exitCode = 1;
 }
