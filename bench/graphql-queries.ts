@@ -7,6 +7,9 @@
  * as a share of the floor's throughput (the target), with the CPU each request cost the server's
  * threads and the floor's process; and Q1 and Q5 with the id written into the text, a new text for
  * each request, beside the same queries with the id in variables.
+ *
+ * With `--processes 1,2` (or BENCH_PROCESSES=1,2), instead: Q1 and a REST read at concurrency 16
+ * on PostgreSQL, the server run with each number of processes, side by side (process-scaling.ts).
  */
 import { availableEngines } from '../test/support/test-databases.js';
 import { startBenchServer, type BenchServer } from './bench-server.js';
@@ -14,6 +17,7 @@ import { LITERAL_QUERIES, QUERIES, type Ids } from './graphql-query-set.js';
 import { LoadClient, type LoadRequest } from './load-client.js';
 import { againstFloor, cpuLine, measureFloor, spread, startFloor, warmUpFloor } from './measure.js';
 import { transactionBundles } from './synthetic-dataset.js';
+import { compareProcesses } from './process-scaling.js';
 
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 1000);
 /**
@@ -42,6 +46,25 @@ const STATISTICS_WAIT_MS = 5000;
 const VARIANTS = 200;
 /** Rounds of Q1 and the floor in turn at concurrency 16, for the target's ratio. */
 const FLOOR_ROUNDS = 5;
+
+const processArgument = process.argv.indexOf('--processes');
+const processCounts = (
+  processArgument >= 0 ? process.argv[processArgument + 1] : process.env.BENCH_PROCESSES
+)
+  ?.split(',')
+  .map(Number);
+if (processCounts) {
+  const client = new LoadClient();
+  await compareProcesses(processCounts, {
+    client,
+    requests: REQUESTS,
+    warmup: WARMUP,
+    load,
+    graphqlRequest,
+  });
+  client.close();
+  process.exit(0);
+}
 
 const floor = await startFloor();
 const client = new LoadClient();

@@ -52,7 +52,8 @@ export async function spawnServer(
   const log = openSync(logFile, 'a');
   const child = spawn(process.execPath, args, {
     ...(options.root ? { cwd: options.root } : {}),
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    // One process unless the bench asks for more (GRAPHIR_PROCESSES): memory is read by its pid.
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', GRAPHIR_PROCESSES: '1', ...env },
     stdio: ['ignore', log, log],
   });
   closeSync(log);

@@ -5,4 +5,8 @@
  * loads.
  */
 process.env.NODE_ENV ??= 'production';
-await import('./server/serve.js');
+const { loadConfig } = await import('./server/config.js');
+const { serve } = await import('./server/serve.js');
+await serve(loadConfig());
+// Exit code 1 when the supervisor saw a process fail (serve.ts); timers left by libraries do not hold it.
+process.exit();

@@ -6,7 +6,7 @@ export function metricsRoutes(metrics: Metrics): Router {
   const router = new Router();
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
+    ctx.body = await metrics.exposition();
   });
   return router;
 }

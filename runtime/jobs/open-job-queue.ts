@@ -26,9 +26,9 @@ export function openJobQueue(
   if (db.engine === 'pglite') queue = new EmbeddedJobQueue(db, settings, deps);
   else {
     // graphile-worker opens connections of its own, to the same database.
-    if (!db.url) throw new Error('The job queue on PostgreSQL needs the database URL');
+    if (!db.sessionUrl) throw new Error('The job queue on PostgreSQL needs the database URL');
     queue = new GraphileJobQueue(settings, {
-      url: db.url,
+      url: db.sessionUrl,
       ...deps,
       ...(shutdownMs === undefined ? {} : { shutdownMs }),
     });

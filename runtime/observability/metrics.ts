@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics on a registry of their own (never prom-client's global one, so several
  * servers in one process, as in tests, do not collide). Served at `GET /metrics`
- * (runtime/http/metrics-routes.ts).
+ * (runtime/http/metrics-routes.ts): this process's, or under a supervisor every process's merged
+ * (cluster-metrics.ts).
  */
 import {
   Counter,
@@ -11,6 +12,7 @@ import {
   collectDefaultMetrics,
   type LabelValues,
 } from 'prom-client';
+import { clusterExposition } from './cluster-metrics.js';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -62,6 +64,8 @@ export class Metrics {
     help: 'Jobs waiting in the queue (due, or retried later), by kind, all processes together',
     labelNames: ['kind'] as const,
     registers: [this.registry],
+    // Every process reads the same count from the database: merged, it is not summed.
+    aggregator: 'max',
     collect: async () => {
       this.jobsQueued.reset();
       for (const [kind, count] of await this.queuedJobs()) this.jobsQueued.set({ kind }, count);
@@ -87,8 +91,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(options: { defaultMetrics?: boolean } = {}) {
+  /** The text `GET /metrics` answers. */
+  readonly exposition: () => Promise<string>;
+
+  /**
+   * `clusterWorker`: this process is one of several a supervisor runs on one port, and
+   * `exposition` gives all of theirs merged.
+   */
+  constructor(options: { defaultMetrics?: boolean; clusterWorker?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.exposition = options.clusterWorker
+      ? clusterExposition(this.registry)
+      : () => this.registry.metrics();
   }
 
   observeRequest(labels: LabelValues<'method' | 'route' | 'status'>, durationMs: number): void {

@@ -17,6 +17,14 @@ export interface Config {
   /** PostgreSQL server URL; when absent, embedded PostgreSQL (PGlite) in `dataDir`. */
   readonly databaseUrl?: string;
   /**
+   * The same database without a pooler in between, when `databaseUrl` goes through one in
+   * transaction mode (PgBouncer): what needs a session of its own (LISTEN, the job queue)
+   * connects here, and statements through the pooler are never kept prepared (docs/scale-out.md).
+   */
+  readonly databaseDirectUrl?: string;
+  /** Server processes on the one port (serve.ts); more than one needs PostgreSQL. */
+  readonly processes: number;
+  /**
    * PostgreSQL: connections per process, how long to wait to connect or for a free one, and how
    * long an idle connection stays open.
    */
@@ -67,11 +75,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(rootId) !== Boolean(rootSecret)) {
     throw new Error('Set both GRAPHIR_ROOT_CLIENT_ID and GRAPHIR_ROOT_CLIENT_SECRET, or neither');
   }
+  if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL) {
+    throw new Error(
+      'DATABASE_DIRECT_URL is the direct way to the database of DATABASE_URL: set both',
+    );
+  }
+  const processes = serverProcesses(env);
   return {
+    processes,
     port: integer('PORT', env.PORT ?? '8080', 0, 65535),
     host: env.HOST ?? '0.0.0.0',
     ...(env.GRAPHIR_BASE_URL ? { baseUrl: publicRootUrl(env.GRAPHIR_BASE_URL) } : {}),
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(env.DATABASE_DIRECT_URL ? { databaseDirectUrl: env.DATABASE_DIRECT_URL } : {}),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE ?? '10', 1, 1000),
     databaseConnectTimeoutMs: integer(
       'DATABASE_CONNECT_TIMEOUT_MS',
@@ -150,7 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     botMemoryBytes:
       integer('GRAPHIR_BOT_MEMORY_MB', env.GRAPHIR_BOT_MEMORY_MB ?? '64', 8, 4096) * 1024 * 1024,
-    ...botPlaces(env),
+    ...botPlaces(env, processes),
     jobs: {
       concurrency: integer('GRAPHIR_JOBS_CONCURRENCY', env.GRAPHIR_JOBS_CONCURRENCY ?? '8', 1, 256),
       pollIntervalMs: integer(
@@ -182,13 +198,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /**
- * One worker per core by default. A project runs at most one worker fewer at once, so that
- * another project's bot always finds one (runtime/bots/project-scheduler.ts).
+ * One per core on PostgreSQL, where processes share the database; one on the embedded store, whose
+ * data directory only one process may open.
  */
-function botPlaces(env: NodeJS.ProcessEnv) {
+function serverProcesses(env: NodeJS.ProcessEnv): number {
+  const processes = integer(
+    'GRAPHIR_PROCESSES',
+    env.GRAPHIR_PROCESSES || (env.DATABASE_URL ? String(availableParallelism()) : '1'),
+    1,
+    256,
+  );
+  if (processes > 1 && !env.DATABASE_URL) {
+    throw new Error(
+      `GRAPHIR_PROCESSES (--processes) is ${processes}, but the embedded store (PGlite, no DATABASE_URL) is one process's data directory: serve one process, or set DATABASE_URL to a PostgreSQL server`,
+    );
+  }
+  return processes;
+}
+
+/**
+ * The machine's cores shared by the server processes, rounded up: each process one worker per
+ * core by default, not each process one per core (N processes would start N times the threads
+ * for the same cores). A project runs at most one worker fewer at once, so that another
+ * project's bot always finds one in that process (runtime/bots/project-scheduler.ts).
+ */
+function botPlaces(env: NodeJS.ProcessEnv, processes: number) {
   const botWorkers = integer(
     'GRAPHIR_BOT_WORKERS',
-    env.GRAPHIR_BOT_WORKERS ?? String(availableParallelism()),
+    env.GRAPHIR_BOT_WORKERS ?? String(Math.ceil(availableParallelism() / processes)),
     1,
     256,
   );

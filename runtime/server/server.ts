@@ -17,6 +17,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { openJobQueue } from '../jobs/open-job-queue.js';
 import { closeGracefully } from './shutdown.js';
+import { listeningUrl } from './listening-url.js';
 import { type Database } from '../store/database.js';
 import { openDatabase } from '../store/open-database.js';
 import { migrate } from '../store/migrate.js';
@@ -106,9 +107,8 @@ export async function startServer(
   server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: listeningUrl(config.host, port),
     db,
     schema,
     store,
@@ -134,6 +134,7 @@ function openConfiguredDatabase(config: Config): Promise<Database> {
   if (config.databaseUrl) {
     return openDatabase({
       url: config.databaseUrl,
+      ...(config.databaseDirectUrl ? { directUrl: config.databaseDirectUrl } : {}),
       poolSize: config.databasePoolSize,
       connectTimeoutMs: config.databaseConnectTimeoutMs,
       idleTimeoutMs: config.databaseIdleTimeoutSeconds * 1000,

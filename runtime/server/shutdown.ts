@@ -1,6 +1,9 @@
 /** Closing the HTTP server without cutting off requests it is still answering (up to a bound). */
 import type { Server } from 'node:http';
 
+/** How long in-flight requests may run on after SIGTERM before their connections are cut. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
 /** How often idle keep-alive connections are closed while in-flight requests finish. */
 const IDLE_SWEEP_MS = 50;
 

@@ -57,8 +57,11 @@ export interface Notices {
 
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
-  /** PostgreSQL: its connection URL, for libraries that open connections of their own (the job queue). */
-  readonly url?: string;
+  /**
+   * PostgreSQL: where connections that need a session of their own connect (the job queue's
+   * LISTEN and liveness): the server itself, past any pooler in transaction mode.
+   */
+  readonly sessionUrl?: string;
   readonly notices: Notices;
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;

@@ -8,6 +8,13 @@ import { statementName } from './statement-names.js';
 
 export interface PostgresOptions {
   readonly url: string;
+  /**
+   * The same database without a pooler, when `url` goes through one in transaction mode
+   * (PgBouncer): each statement through `url` may then reach a different server session, so none
+   * is kept prepared (a session's prepared statements are not the next one's), and what needs
+   * one session throughout (LISTEN, the job queue) connects here instead.
+   */
+  readonly directUrl?: string;
   /** Connections in the pool; 10 when not given. */
   readonly poolSize?: number;
   /** How long to wait to connect, or for a free connection; 10 s when not given. */
@@ -18,6 +25,7 @@ export interface PostgresOptions {
 
 export function openPostgres({
   url,
+  directUrl,
   poolSize = 10,
   connectTimeoutMs = 10_000,
   idleTimeoutMs = 600_000,
@@ -38,15 +46,18 @@ export function openPostgres({
   });
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  const notices = postgresNotices(pool, url, connectTimeoutMs);
+  const sessionUrl = directUrl ?? url;
+  const notices = postgresNotices(pool, sessionUrl, connectTimeoutMs);
+  const prepares = directUrl === undefined;
   return {
     engine: 'postgres',
-    url,
+    sessionUrl,
     notices,
-    query: (text, values, options) => rowsOf(pool, queryOf(text, values, options?.prepared)),
+    query: (text, values, options) =>
+      rowsOf(pool, queryOf(text, values, prepares ? options?.prepared : undefined)),
     transaction: (work) => {
       const ended = new TransactionEnd();
-      return ended.after(postgresTransaction(pool, work, ended.add));
+      return ended.after(postgresTransaction(pool, work, ended.add, prepares));
     },
     exec: async (sql) => {
       await classified(pool.query(sql));
@@ -69,6 +80,7 @@ async function postgresTransaction<T>(
   pool: pg.Pool,
   work: (tx: Transaction) => Promise<T>,
   afterEnd: Transaction['afterEnd'],
+  prepares: boolean,
 ): Promise<T> {
   const client = await classified(pool.connect());
   // A checked-out client has no listener of the pool's: without this one, a connection lost
@@ -82,7 +94,8 @@ async function postgresTransaction<T>(
   try {
     await rowsOf(client, { text: 'BEGIN' });
     const result = await work({
-      query: (text, values, options) => rowsOf(client, queryOf(text, values, options?.prepared)),
+      query: (text, values, options) =>
+        rowsOf(client, queryOf(text, values, prepares ? options?.prepared : undefined)),
       afterEnd,
     });
     await rowsOf(client, { text: 'COMMIT' });

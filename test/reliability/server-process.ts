@@ -1,8 +1,9 @@
 /**
- * Graphir as a real child process (`node --import tsx runtime/main.ts`), for tests that kill it,
- * restart it or take its database away: its URL comes from the line it prints when listening,
- * and everything it writes on stdout is kept (LOG_LEVEL=error: internal errors as JSON lines,
- * each written as it is logged, so that `output()` holds it at once).
+ * Graphir as a real child process (`node --import tsx runtime/main.ts`, or the `graphir` command
+ * with arguments), for tests that kill it, restart it or take its database away: its URL comes
+ * from the line it prints when listening, and everything it writes on stdout is kept
+ * (LOG_LEVEL=error: internal errors as JSON lines, each written as it is logged, so that
+ * `output()` holds it at once). One server process unless the test asks for more.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -42,8 +43,13 @@ export async function processStorage(engine: Engine): Promise<ProcessStorage> {
   return { env: { DATABASE_URL: database.url }, remove: () => database.drop() };
 }
 
-export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'runtime/main.ts'], {
+/** `cliArgs`: run `graphir <cliArgs>` (`['serve', '--processes', '2']`) instead of `npm start`'s main. */
+export async function startServerProcess(
+  env: NodeJS.ProcessEnv,
+  cliArgs?: readonly string[],
+): Promise<ServerProcess> {
+  const entry = cliArgs ? ['runtime/cli/main.ts', ...cliArgs] : ['runtime/main.ts'];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...entry], {
     env: {
       ...process.env,
       PORT: '0',
@@ -52,6 +58,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv): Promise<Server
       LOG_BUFFER_BYTES: '0',
       GRAPHIR_ROOT_CLIENT_ID: ROOT.id,
       GRAPHIR_ROOT_CLIENT_SECRET: ROOT.secret,
+      GRAPHIR_PROCESSES: '1',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -33,6 +33,8 @@ describe.runIf(engines.includes('postgres'))(
             PORT: '0',
             HOST: '127.0.0.1',
             DATABASE_URL: database.url,
+            // Two servers of one process each; test/server/processes.test.ts runs one of two.
+            GRAPHIR_PROCESSES: '1',
             GRAPHIR_ROOT_CLIENT_ID: ROOT.id,
             GRAPHIR_ROOT_CLIENT_SECRET: ROOT.secret,
             // One public address for both, as behind a load balancer: each accepts the other's tokens.

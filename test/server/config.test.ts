@@ -1,6 +1,9 @@
 /** Settings read from the environment at start-up (runtime/config.ts): defaults and refusals. */
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../runtime/server/config.js';
+
+const DATABASE_URL = 'postgres://graphir@db.example:5432/graphir';
 
 describe('settings', () => {
   it.each<[keyof Config, number]>([
@@ -69,5 +72,44 @@ describe('settings', () => {
   ])('refuses GRAPHIR_BASE_URL=%s at start-up, saying why', (text, why) => {
     expect(() => loadConfig({ GRAPHIR_BASE_URL: text })).toThrow(why);
     expect(() => loadConfig({ GRAPHIR_BASE_URL: text })).toThrow(/^GRAPHIR_BASE_URL must be/);
+  });
+
+  it('serves one process per core on PostgreSQL, one on the embedded store, by default', () => {
+    expect(loadConfig({ DATABASE_URL }).processes).toBe(availableParallelism());
+    expect(loadConfig({}).processes).toBe(1);
+    expect(loadConfig({ DATABASE_URL, GRAPHIR_PROCESSES: '3' }).processes).toBe(3);
+  });
+
+  it('shares the cores among the processes for bot workers by default', () => {
+    const cores = availableParallelism();
+    const config = loadConfig({ DATABASE_URL, GRAPHIR_PROCESSES: String(cores) });
+    expect(config.botWorkers).toBe(1);
+    expect(loadConfig({ DATABASE_URL, GRAPHIR_PROCESSES: '1' }).botWorkers).toBe(cores);
+    expect(
+      loadConfig({ DATABASE_URL, GRAPHIR_PROCESSES: '4', GRAPHIR_BOT_WORKERS: '3' }).botWorkers,
+    ).toBe(3);
+  });
+
+  it('refuses more than one process on the embedded store, saying why', () => {
+    expect(() => loadConfig({ GRAPHIR_PROCESSES: '2' })).toThrow(
+      /GRAPHIR_PROCESSES \(--processes\) is 2, but the embedded store \(PGlite, no DATABASE_URL\) is one process's data directory/,
+    );
+  });
+
+  it.each(['0', '257', 'two', '1.5'])('refuses GRAPHIR_PROCESSES=%s, naming it', (text) => {
+    expect(() => loadConfig({ DATABASE_URL, GRAPHIR_PROCESSES: text })).toThrow(
+      /^GRAPHIR_PROCESSES must be a whole number from 1 to 256/,
+    );
+  });
+
+  it('takes DATABASE_DIRECT_URL only beside DATABASE_URL', () => {
+    const direct = 'postgres://graphir@db.example:5432/graphir';
+    const pooled = 'postgres://graphir@pgbouncer.example:6432/graphir';
+    expect(
+      loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct }).databaseDirectUrl,
+    ).toBe(direct);
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: direct })).toThrow(
+      /DATABASE_DIRECT_URL is the direct way to the database of DATABASE_URL: set both/,
+    );
   });
 });

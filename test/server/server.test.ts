@@ -11,7 +11,7 @@ describe('the runtime over HTTP', () => {
   it('answers GET /healthz with 200 once started', async () => {
     const response = await fetch(`${server.url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(await response.json()).toEqual({ status: 'ok', pid: process.pid });
   });
 
   it('answers 404 for an unknown route', async () => {

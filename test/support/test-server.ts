@@ -56,6 +56,8 @@ export async function startTestServer(
     HOST: '127.0.0.1',
     GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
     GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
+    // One process: the defaults that depend on how many (bot workers) are one process's.
+    GRAPHIR_PROCESSES: '1',
     // The job queue on PostgreSQL opens connections of its own (runtime/jobs/graphile-queue.ts).
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...env,
@@ -138,6 +140,7 @@ export async function startPeerServer(
     GRAPHIR_ROOT_CLIENT_ID: ROOT_CLIENT.id,
     GRAPHIR_ROOT_CLIENT_SECRET: ROOT_CLIENT.secret,
     GRAPHIR_BASE_URL: first.url,
+    GRAPHIR_PROCESSES: '1',
     DATABASE_URL: first.database.url,
     ...env,
   });
