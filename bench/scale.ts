@@ -6,7 +6,8 @@
  * the load rate, the database's size per resource and its largest tables, the Q-suite's p50 and
  * p99 at concurrency 1 on the big project (scale-queries.ts), and the server's RSS (VmRSS).
  * SCALE_REQUESTS sets the timed requests per query (200); SCALE_KEEP=1 keeps the database and
- * prints its URL, to read plans with EXPLAIN ANALYZE afterwards.
+ * prints its URL, to read plans with EXPLAIN ANALYZE afterwards; SCALE_DATABASE_URL=<that URL>
+ * runs the Q-suite again on it without loading (after a migration, say: the server migrates it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,21 +15,27 @@ import { join } from 'node:path';
 import { createTestDatabase } from '../test/support/test-databases.js';
 import { ROOT, buildOnce, clientToken, projectToken } from './bench-server.js';
 import { measure } from './measure.js';
-import { BIG_PROJECT, SMALL_PROJECTS } from './scale-dataset.js';
+import { BIG_PROJECT, BUNDLE_ENTRIES, SMALL_PROJECTS } from './scale-dataset.js';
 import { IN_FLIGHT, loadResources, type LoadTarget } from './scale-load.js';
 import { SCALE_QUERIES, type ScaleIds, type ScaleRequest } from './scale-queries.js';
 import { residentBytes, spawnServer } from './server-processes.js';
 import type { Database } from '../runtime/store/database.js';
+import { openDatabase } from '../runtime/store/open-database.js';
 
 const STEPS = (process.env.SCALE_STEPS ?? '10000,100000,1000000').split(',').map(Number);
 const REQUESTS = Number(process.env.SCALE_REQUESTS ?? 200);
 const KEEP = process.env.SCALE_KEEP === '1';
+const PROJECT_NAME = 'Scale';
 
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 
+const REUSED_URL = process.env.SCALE_DATABASE_URL;
+
 buildOnce();
 const dir = mkdtempSync(join(tmpdir(), 'graphir-scale-'));
-const database = await createTestDatabase('postgres');
+const database = REUSED_URL
+  ? { db: await openDatabase({ url: REUSED_URL }), url: REUSED_URL }
+  : await createTestDatabase('postgres');
 const server = await spawnServer(
   'dist',
   {
@@ -42,12 +49,33 @@ const server = await spawnServer(
 );
 try {
   const root = await clientToken(server.url, ROOT.id, ROOT.secret);
+  console.log(`bench:scale: server RSS at start ${megabytes(residentBytes(server.pid))}`);
+  if (REUSED_URL) {
+    const target: LoadTarget = { url: server.url, tokens: [await bigProjectToken(root)] };
+    const { rows } = await database.db.query<{ count: number }>(
+      'SELECT count(*)::integer AS count FROM resource',
+    );
+    console.log(`\n${rows[0].count.toLocaleString('en')} resources, loaded before`);
+    await runQSuite(target);
+  } else {
+    await loadAndMeasure(root);
+  }
+  if (KEEP && !REUSED_URL) console.log(`\nThe database is kept: ${database.url}`);
+} finally {
+  await server.stop();
+  if (KEEP || !('drop' in database)) await database.db.close();
+  else await database.drop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Loads the steps one after the other; after each, its figures and the Q-suite's. */
+async function loadAndMeasure(root: string): Promise<void> {
   const tokens: string[] = [];
   for (let project = 0; project <= SMALL_PROJECTS; project++)
-    tokens.push(await projectToken(server.url, root, `Scale ${project}`));
+    tokens.push(await projectToken(server.url, root, `${PROJECT_NAME} ${project}`));
   const target: LoadTarget = { url: server.url, tokens };
   console.log(
-    `bench:scale: ${SMALL_PROJECTS + 1} projects, Bundles of 480 entries, ${IN_FLIGHT} in flight; server RSS at start ${megabytes(residentBytes(server.pid))}`,
+    `${SMALL_PROJECTS + 1} projects, Bundles of ${BUNDLE_ENTRIES} entries, ${IN_FLIGHT} in flight`,
   );
   const next = { patient: 0 };
   let loaded = 0;
@@ -64,22 +92,40 @@ try {
     console.log(
       `\n${loaded.toLocaleString('en')} resources (${next.patient.toLocaleString('en')} patients): loaded at ${(sent / seconds).toFixed(0)} resources/s (${seconds.toFixed(0)} s); ANALYZE ${analyzeSeconds.toFixed(1)} s; database ${megabytes(size.total)}, ${(size.total / loaded / 1024).toFixed(1)} KB per resource; largest tables with their indexes: ${size.largest}`,
     );
-    const ids = await scaleIds(target);
-    for (const [name, query] of Object.entries(SCALE_QUERIES)) {
-      let i = 0;
-      const figures = await measure(REQUESTS, 1, () => send(target, query(ids, i++)));
-      console.log(
-        `  ${name.padEnd(64)} p50 ${figures.p50.toFixed(2).padStart(7)} ms  p99 ${figures.p99.toFixed(2).padStart(7)} ms`,
-      );
-    }
-    console.log(`  server RSS after the Q-suite ${megabytes(residentBytes(server.pid))}`);
+    await runQSuite(target);
   }
-  if (KEEP) console.log(`\nThe database is kept: ${database.url}`);
-} finally {
-  await server.stop();
-  if (KEEP) await database.db.close();
-  else await database.drop();
-  rmSync(dir, { recursive: true, force: true });
+}
+
+async function runQSuite(target: LoadTarget): Promise<void> {
+  const ids = await scaleIds(target);
+  for (const [name, query] of Object.entries(SCALE_QUERIES)) {
+    let i = 0;
+    const figures = await measure(REQUESTS, 1, () => send(target, query(ids, i++)));
+    console.log(
+      `  ${name.padEnd(64)} p50 ${figures.p50.toFixed(2).padStart(7)} ms  p99 ${figures.p99.toFixed(2).padStart(7)} ms`,
+    );
+  }
+  console.log(`  server RSS after the Q-suite ${megabytes(residentBytes(server.pid))}`);
+}
+
+/** On a database loaded before, a token of a new client of its big project. */
+async function bigProjectToken(root: string): Promise<string> {
+  const { rows } = await database.db.query<{ id: string }>(
+    'SELECT id FROM project WHERE name = $1',
+    [`${PROJECT_NAME} ${BIG_PROJECT}`],
+  );
+  if (rows.length === 0) throw new Error(`${REUSED_URL} holds no data set of bench:scale`);
+  const response = await fetch(`${server.url}/admin/projects/${rows[0].id}/clients`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${root}` },
+    body: JSON.stringify({ name: 'bench:scale' }),
+  });
+  if (response.status !== 201) throw new Error(`${response.status}: ${await response.text()}`);
+  const { clientId, clientSecret } = (await response.json()) as {
+    clientId: string;
+    clientSecret: string;
+  };
+  return clientToken(server.url, clientId, clientSecret);
 }
 
 async function databaseSize(db: Database): Promise<{ total: number; largest: string }> {
