@@ -18,7 +18,7 @@ import { measure } from './measure.js';
 import { BIG_PROJECT, BUNDLE_ENTRIES, SMALL_PROJECTS } from './scale-dataset.js';
 import { IN_FLIGHT, loadResources, type LoadTarget } from './scale-load.js';
 import { SCALE_QUERIES, type ScaleIds, type ScaleRequest } from './scale-queries.js';
-import { residentBytes, spawnServer } from './server-processes.js';
+import { residentBytes, serverMemory, spawnServer } from './server-processes.js';
 import type { Database } from '../runtime/store/database.js';
 import { openDatabase } from '../runtime/store/open-database.js';
 
@@ -105,7 +105,10 @@ async function runQSuite(target: LoadTarget): Promise<void> {
       `  ${name.padEnd(64)} p50 ${figures.p50.toFixed(2).padStart(7)} ms  p99 ${figures.p99.toFixed(2).padStart(7)} ms`,
     );
   }
-  console.log(`  server RSS after the Q-suite ${megabytes(residentBytes(server.pid))}`);
+  const memory = await serverMemory(server);
+  console.log(
+    `  server after the Q-suite: RSS ${megabytes(memory.rss)}, V8 heap ${megabytes(memory.heapUsed ?? 0)} used of ${megabytes(memory.heapTotal ?? 0)}`,
+  );
 }
 
 /** On a database loaded before, a token of a new client of its big project. */
