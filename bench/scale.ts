@@ -4,7 +4,8 @@
  * loaded step by step over HTTP in transaction Bundles, several in flight (scale-load.ts). At each
  * step (SCALE_STEPS, resources in all projects; default 10,000, 100,000 and 1,000,000) it prints
  * the load rate, the database's size per resource and its largest tables, the Q-suite's p50 and
- * p99 at concurrency 1 on the big project (scale-queries.ts), and the server's RSS (VmRSS).
+ * p99 at concurrency 1 on the big project (scale-queries.ts), and the server's RSS (VmRSS) and V8
+ * heap, before and after a full garbage collection.
  * SCALE_REQUESTS sets the timed requests per query (200); SCALE_KEEP=1 keeps the database and
  * prints its URL, to read plans with EXPLAIN ANALYZE afterwards; SCALE_DATABASE_URL=<that URL>
  * runs the Q-suite again on it without loading (after a migration, say: the server migrates it).
@@ -18,7 +19,7 @@ import { measure } from './measure.js';
 import { BIG_PROJECT, BUNDLE_ENTRIES, SMALL_PROJECTS } from './scale-dataset.js';
 import { IN_FLIGHT, loadResources, type LoadTarget } from './scale-load.js';
 import { SCALE_QUERIES, type ScaleIds, type ScaleRequest } from './scale-queries.js';
-import { residentBytes, serverMemory, spawnServer } from './server-processes.js';
+import { collectGarbage, residentBytes, serverMemory, spawnServer } from './server-processes.js';
 import type { Database } from '../runtime/store/database.js';
 import { openDatabase } from '../runtime/store/open-database.js';
 
@@ -46,6 +47,7 @@ const server = await spawnServer(
     LOG_LEVEL: 'warn',
   },
   join(dir, 'server.log'),
+  { gc: true },
 );
 try {
   const root = await clientToken(server.url, ROOT.id, ROOT.secret);
@@ -106,8 +108,11 @@ async function runQSuite(target: LoadTarget): Promise<void> {
     );
   }
   const memory = await serverMemory(server);
+  // What stays live, beside what the process holds: a full collection first.
+  await collectGarbage(server);
+  const live = await serverMemory(server);
   console.log(
-    `  server after the Q-suite: RSS ${megabytes(memory.rss)}, V8 heap ${megabytes(memory.heapUsed ?? 0)} used of ${megabytes(memory.heapTotal ?? 0)}`,
+    `  server after the Q-suite: RSS ${megabytes(memory.rss)}, V8 heap ${megabytes(memory.heapUsed ?? 0)} used of ${megabytes(memory.heapTotal ?? 0)}; after a full garbage collection RSS ${megabytes(live.rss)}, heap ${megabytes(live.heapUsed ?? 0)} used`,
   );
 }
 
