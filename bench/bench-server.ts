@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createTestDatabase, type Engine } from '../test/support/test-databases.js';
 import { spawnServer } from './server-processes.js';
 
-const ROOT = { id: 'bench-root', secret: 'bench-root-secret' };
+export const ROOT = { id: 'bench-root', secret: 'bench-root-secret' };
 
 export interface BenchServer {
   readonly url: string;
@@ -57,18 +57,7 @@ export async function startBenchServer(
   );
   try {
     const root = await clientToken(server.url, ROOT.id, ROOT.secret);
-    const created = await checked(
-      await fetch(`${server.url}/admin/projects`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${root}` },
-        body: JSON.stringify({ name: 'Bench' }),
-      }),
-    );
-    const { clientId, clientSecret } = (await created.json()) as {
-      clientId: string;
-      clientSecret: string;
-    };
-    const token = await clientToken(server.url, clientId, clientSecret);
+    const token = await projectToken(server.url, root, 'Bench');
     return {
       url: server.url,
       pid: server.pid,
@@ -98,6 +87,22 @@ export async function startBenchServer(
     await database?.drop();
     throw error;
   }
+}
+
+/** A new project made through the admin API with the root's token; a token of its client. */
+export async function projectToken(url: string, rootToken: string, name: string): Promise<string> {
+  const created = await checked(
+    await fetch(`${url}/admin/projects`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${rootToken}` },
+      body: JSON.stringify({ name }),
+    }),
+  );
+  const { clientId, clientSecret } = (await created.json()) as {
+    clientId: string;
+    clientSecret: string;
+  };
+  return clientToken(url, clientId, clientSecret);
 }
 
 /** A token by client credentials. */

@@ -61,7 +61,8 @@ export function buildSearchQuery(
  * deduplicated and cut from the index rows alone, and no resource row is read: sorting by the
  * resource rows read the resource of every match, not only the page's. Index rows exist only for current, non-deleted
  * versions (write-versions.ts), written with them, so the order, the page and the versions are
- * those of the resources.
+ * those of the resources. The GROUP BY lists the page's order first, so that an index in that
+ * order (migrations/013) gives the groups in page order and the page stops at its last row.
  */
 function pageFromIndex(
   context: SqlContext,
@@ -74,7 +75,7 @@ function pageFromIndex(
   const offset = context.params.add(pageNumber('offset', options.offset), 'bigint');
   const text =
     `SELECT ${context.resourceType} AS resource_type, m.id, m.version_id FROM (${ids}) m\n` +
-    `GROUP BY m.id, m.last_updated, m.version_id\n` +
+    `GROUP BY m.last_updated, m.id, m.version_id\n` +
     `ORDER BY m.last_updated ${direction}, m.id COLLATE "C" LIMIT ${limit} OFFSET ${offset}`;
   return { text, values: context.params.values };
 }
