@@ -235,6 +235,9 @@ const NOT_LIMITS = [
   'GRAPHIR_JOBS_CONCURRENCY',
   'GRAPHIR_JOBS_POLL_INTERVAL_MS',
   'GRAPHIR_JOBS_MAX_ATTEMPTS',
+  // How many server processes (test/server/processes.test.ts), and where the web app's files are.
+  'GRAPHIR_PROCESSES',
+  'GRAPHIR_APP_DIR',
 ];
 
 const described = new Set<string>();
