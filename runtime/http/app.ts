@@ -12,6 +12,7 @@ import type { SearchLimits } from '../rest/search-request.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { adminRoutes } from './admin-routes.js';
 import { AsyncExecutions } from './async-execution.js';
+import { startSubscriptions } from '../subscriptions/subscriptions.js';
 import { auditVisibility } from './audit-visibility.js';
 import { botRoutes } from './bot-routes.js';
 import { compression } from './compression.js';
@@ -132,6 +133,17 @@ export function createApp({
     metrics,
   });
   const asyncExecutions = new AsyncExecutions(store, runner, jobs);
+  startSubscriptions({
+    store,
+    runner,
+    egress,
+    audit,
+    metrics,
+    logger,
+    queue: jobs,
+    // Without GRAPHIR_BASE_URL a job has no request to take the address from.
+    baseUrl: baseUrl ? `${baseUrl.replace(/\/$/, '')}/` : '',
+  });
   for (const router of [
     healthRoutes(store.db),
     metricsRoutes(metrics),
