@@ -10,9 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { startHookServer, type HookServer } from './hook-server.js';
-
-const INTERACTION =
-  'https://medplum.com/fhir/StructureDefinition/subscription-supported-interaction';
+import {
+  deliveryEvents,
+  eventually,
+  INTERACTION,
+  subscribe as subscribeTo,
+  write as writeTo,
+} from './subscription-support.js';
 
 describe.each(await availableEngines())('rest-hook Subscriptions on %s', (engine) => {
   let server: TestServer;
@@ -26,36 +30,13 @@ describe.each(await availableEngines())('rest-hook Subscriptions on %s', (engine
     await hooks?.close();
   });
 
-  const subscribe = async (
+  const subscribe = (
     path: string,
     criteria: string,
     extra: { channel?: object; extension?: object[]; token?: string } = {},
-  ): Promise<string> => {
-    const response = await server.fhir('/Subscription', {
-      method: 'POST',
-      body: {
-        resourceType: 'Subscription',
-        status: 'requested',
-        reason: 'test',
-        criteria,
-        channel: { type: 'rest-hook', endpoint: `${hooks.url}${path}`, ...extra.channel },
-        ...(extra.extension ? { extension: extra.extension } : {}),
-      },
-      ...(extra.token ? { token: extra.token } : {}),
-    });
-    const body = await response.json();
-    expect(response.status, JSON.stringify(body)).toBe(201);
-    return body.id;
-  };
-  const write = async (method: string, path: string, body?: object, token?: string) => {
-    const response = await server.fhir(path, {
-      method,
-      ...(body ? { body } : {}),
-      ...(token ? { token } : {}),
-    });
-    expect(response.status, await response.clone().text()).toBeLessThan(300);
-    return response.json();
-  };
+  ) => subscribeTo(server, criteria, `${hooks.url}${path}`, extra);
+  const write = (method: string, path: string, body?: object, token?: string) =>
+    writeTo(server, method, path, body, token);
   const observation = (code: string, status: string) => ({
     resourceType: 'Observation',
     status,
@@ -176,6 +157,23 @@ describe.each(await availableEngines())('rest-hook Subscriptions on %s', (engine
     expect(hooks.on('/theirs')).toHaveLength(1);
   });
 
+  it('never triggers a Subscription on its own write', async () => {
+    const watcher = await subscribe('/subscriptions', 'Subscription?status=active', {
+      channel: { payload: 'application/fhir+json' },
+    });
+    const other = await subscribe('/unused', 'Patient?family=Nobody');
+    const [delivery] = await hooks.waitFor('/subscriptions', 1);
+    expect(JSON.parse(delivery.body).id).toBe(other);
+    // Its own update is not delivered to it; the next one about another Subscription is.
+    const own = await (await server.fhir(`/Subscription/${watcher}`)).json();
+    await write('PUT', `/Subscription/${watcher}`, { ...own, reason: 'updated' });
+    const third = await subscribe('/unused', 'Patient?family=Nobody');
+    const deliveries = await hooks.waitFor('/subscriptions', 2);
+    expect(deliveries.map((d) => JSON.parse(d.body).id)).toEqual([other, third]);
+    const current = await (await server.fhir(`/Subscription/${watcher}`)).json();
+    await write('PUT', `/Subscription/${watcher}`, { ...current, status: 'off' });
+  });
+
   it('records an AuditEvent per delivery and counts it in /metrics', async () => {
     const subscriptionId = await subscribe('/audited', 'Patient?family=Audited');
     const patient = await write('POST', '/Patient', {
@@ -183,14 +181,10 @@ describe.each(await availableEngines())('rest-hook Subscriptions on %s', (engine
       name: [{ family: 'Audited' }],
     });
     await hooks.waitFor('/audited', 1);
-    let events: any[] = [];
-    for (let i = 0; i < 100 && events.length === 0; i++) {
-      const bundle = await (
-        await server.fhir(`/AuditEvent?entity=Subscription/${subscriptionId}`)
-      ).json();
-      events = (bundle.entry ?? []).map((e: any) => e.resource);
-      if (events.length === 0) await new Promise((r) => setTimeout(r, 50));
-    }
+    const events = await eventually(
+      () => deliveryEvents(server, subscriptionId),
+      (found) => found.length > 0,
+    );
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       type: { code: 'transmit' },
