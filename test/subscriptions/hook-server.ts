@@ -17,26 +17,47 @@ export interface HookServer {
   readonly received: Received[];
   /** Requests received on `path`. */
   on(path: string): Received[];
+  /** The most requests with one delivery key (HookOptions) it held at once. */
+  readonly maxConcurrent: number;
   /** Waits until `path` has received `count` requests; fails after `timeoutMs`. */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
 
-/** Answers 200, or the status a path names: `/status/500/…` answers 500. */
-export async function startHookServer(): Promise<HookServer> {
+export interface HookOptions {
+  /** Which delivery a request is, for `maxConcurrent`; by default its path. */
+  readonly deliveryKey?: (received: Received) => string;
+}
+
+/**
+ * Answers 200, or the status a path names (`/status/500/…` answers 500), after the delay it
+ * names (`/delay/3000/…` answers 3 s after the request came).
+ */
+export async function startHookServer({
+  deliveryKey = (r) => r.path,
+}: HookOptions = {}): Promise<HookServer> {
   const received: Received[] = [];
+  const holding = new Map<string, number>();
+  let maxConcurrent = 0;
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const path = request.url ?? '/';
-    received.push({
+    const entry = {
       path,
       method: request.method ?? '',
       headers: request.headers,
       body: Buffer.concat(chunks).toString('utf8'),
-    });
+    };
+    received.push(entry);
+    const key = deliveryKey(entry);
+    holding.set(key, (holding.get(key) ?? 0) + 1);
+    maxConcurrent = Math.max(maxConcurrent, holding.get(key)!);
+    const delay = /^\/delay\/(\d+)\//.exec(path)?.[1];
+    if (delay) await sleep(Number(delay));
+    holding.set(key, holding.get(key)! - 1);
     const status = /^\/status\/(\d{3})\//.exec(path)?.[1];
-    response.writeHead(status ? Number(status) : 200).end('ok');
+    if (!response.destroyed) response.writeHead(status ? Number(status) : 200).end('ok');
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -45,6 +66,9 @@ export async function startHookServer(): Promise<HookServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     received,
+    get maxConcurrent() {
+      return maxConcurrent;
+    },
     on,
     async waitFor(path, count, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
