@@ -15,7 +15,7 @@ import type { Logger } from '../observability/logger.js';
 import { parseSearchRequest } from '../rest/search-request.js';
 import type { Queryable } from '../store/database.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { searchResources } from '../store/search-store.js';
+import { searchResources, type SearchSource } from '../store/search-store.js';
 import { withVersionCurrent } from '../store/subscription-index.js';
 import { authorOf } from './subscription-author.js';
 import { supportedInteractions } from './subscription-channel.js';
@@ -108,29 +108,46 @@ export class SubscriptionMatching {
     }
   }
 
-  /** The candidates whose criteria, with `_id`, find the resource in `db`. */
+  /**
+   * The candidates whose criteria, with `_id`, find the resource in `db`: one search per
+   * distinct criteria, none for criteria without parameters (every resource of the type).
+   */
   private async matching(
     db: Queryable,
     candidates: readonly FhirResource[],
     { projectId, resourceType, id }: WrittenResource,
   ): Promise<FhirResource[]> {
     const source = db === this.store.db ? this.store.searchSource() : this.store.searchSource(db);
+    const found = new Map<string, boolean>();
     const matched: FhirResource[] = [];
     for (const subscription of candidates) {
       const { query } = parseCriteria(String(subscription.criteria));
-      const restricted = new URLSearchParams(query);
-      restricted.append('_id', id);
-      const request = parseSearchRequest(resourceType, restricted, {
-        defaultCount: 1,
-        maxCount: 1,
-      });
-      const { matches } = await searchResources(source, projectId, resourceType, {
-        ...request,
-        total: 'none',
-      });
-      if (matches.length > 0) matched.push(subscription);
+      const key = query.toString();
+      let matches = found.get(key);
+      if (matches === undefined) {
+        matches = key === '' || (await this.finds(source, projectId, resourceType, id, query));
+        found.set(key, matches);
+      }
+      if (matches) matched.push(subscription);
     }
     return matched;
+  }
+
+  private async finds(
+    source: SearchSource,
+    projectId: string,
+    resourceType: string,
+    id: string,
+    query: URLSearchParams,
+  ): Promise<boolean> {
+    const restricted = new URLSearchParams(query);
+    restricted.append('_id', id);
+    const request = parseSearchRequest(resourceType, restricted, { defaultCount: 1, maxCount: 1 });
+    const { matches } = await searchResources(source, projectId, resourceType, {
+      ...request,
+      total: 'none',
+    });
+    return matches.length > 0;
   }
 }
 
