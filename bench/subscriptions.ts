@@ -27,6 +27,10 @@ const BURST = 400;
 const PACED = 200;
 const PACE_MS = 50;
 const CREATES = 1_000;
+/** Creates timed one at a time, each after the last one's deliveries and their aftermath. */
+const DRAINED_CREATES = 300;
+/** After the deliveries arrived: their AuditEvents (written 25 ms later) and job completions. */
+const SETTLE_MS = 100;
 const SYSTEM = 'urn:bench:subscriptions';
 
 /** Writes a Basic naming the Patient it was given and the time it started. */
@@ -101,7 +105,11 @@ async function creates(engine: Engine, hooks: Hooks): Promise<void> {
       ] as const) {
         const server = await startBenchServer(engine, { LOG_LEVEL: 'silent' }, root);
         try {
-          report(engine, `${label} (round ${round}), no Subscription`, await createTimes(server));
+          report(
+            engine,
+            `${label} (round ${round}), no Subscription`,
+            await createTimes(server, CREATES),
+          );
         } finally {
           await server.stop();
         }
@@ -112,16 +120,25 @@ async function creates(engine: Engine, hooks: Hooks): Promise<void> {
     LOG_LEVEL: 'silent',
   });
   try {
-    report(engine, 'no Subscription', await createTimes(server));
+    report(engine, 'no Subscription', await createTimes(server, CREATES));
+    // Paced as the drained creates below are, for a like-for-like comparison.
+    report(
+      engine,
+      'no Subscription, paced',
+      await createTimes(server, DRAINED_CREATES, () => sleep(SETTLE_MS)),
+    );
     for (let i = 0; i < 20; i++)
       await created(server, 'Subscription', subscription('Patient', `${hookUrl}/hook`));
     hooks.restart();
     report(
       engine,
       '20 matching, deliveries drained',
-      await createTimes(server, () => hooks.arrived(20)),
+      await createTimes(server, DRAINED_CREATES, async () => {
+        await hooks.arrived(20);
+        await sleep(SETTLE_MS);
+      }),
     );
-    report(engine, '20 matching, back to back', await createTimes(server));
+    report(engine, '20 matching, back to back', await createTimes(server, CREATES));
   } finally {
     await server.stop();
   }
@@ -133,12 +150,12 @@ function report(engine: Engine, what: string, figures: { p50: number; p99: numbe
   );
 }
 
-/** CREATES creates by one client, each after `between` resolved (after a warm-up of 20). */
-async function createTimes(server: BenchServer, between?: () => Promise<void>) {
+/** `count` creates by one client, each after `between` resolved (after a warm-up of 20). */
+async function createTimes(server: BenchServer, count: number, between?: () => Promise<void>) {
   let n = 0;
-  if (!between) return measure(CREATES, 1, () => write(server, `create-${n++}`));
+  if (!between) return measure(count, 1, () => write(server, `create-${n++}`));
   const times: number[] = [];
-  for (let i = 0; i < CREATES + 20; i++) {
+  for (let i = 0; i < count + 20; i++) {
     const started = performance.now();
     await write(server, `create-${n++}`);
     if (i >= 20) times.push(performance.now() - started);
