@@ -153,9 +153,15 @@ export class SubscriptionMatching {
 
 /**
  * A Subscription on the written resource's type, for its interaction, whose author may search
- * that type; never a Subscription triggered by its own write.
+ * that type, and whose `end` (if any) had not come when the resource was written; never a
+ * Subscription triggered by its own write.
  */
 function mayTrigger(subscription: FhirResource, written: WrittenResource): boolean {
+  if (
+    typeof subscription.end === 'string' &&
+    Date.parse(subscription.end) < Date.parse(written.writtenAt)
+  )
+    return false;
   const criteria = String(subscription.criteria ?? '');
   if (criteria.split('?')[0] !== written.resourceType) return false;
   if (written.resourceType === 'Subscription' && subscription.id === written.id) return false;

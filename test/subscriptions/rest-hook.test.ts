@@ -33,7 +33,7 @@ describe.each(await availableEngines())('rest-hook Subscriptions on %s', (engine
   const subscribe = (
     path: string,
     criteria: string,
-    extra: { channel?: object; extension?: object[]; token?: string } = {},
+    extra: { channel?: object; extension?: object[]; token?: string; extra?: object } = {},
   ) => subscribeTo(server, criteria, `${hooks.url}${path}`, extra);
   const write = (method: string, path: string, body?: object, token?: string) =>
     writeTo(server, method, path, body, token);
@@ -103,6 +103,17 @@ describe.each(await availableEngines())('rest-hook Subscriptions on %s', (engine
     await write('POST', '/Observation', observation('d', 'final'));
     await write('DELETE', `/Observation/${kept.id}`);
     expect(hooks.on('/deleted')).toHaveLength(1);
+  });
+
+  it('delivers nothing once its end has passed', async () => {
+    await subscribe('/ended', 'Patient?family=Ended', {
+      extra: { end: '2020-01-01T00:00:00Z' },
+    });
+    await subscribe('/running', 'Patient?family=Ended');
+    await write('POST', '/Patient', { resourceType: 'Patient', name: [{ family: 'Ended' }] });
+    // Both were matched by the one job of this write: the one still running got it.
+    await hooks.waitFor('/running', 1);
+    expect(hooks.on('/ended')).toHaveLength(0);
   });
 
   it('matches the version written even when a later write replaced it before matching', async () => {

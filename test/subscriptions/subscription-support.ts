@@ -11,7 +11,7 @@ export async function subscribe(
   server: TestServer,
   criteria: string,
   endpoint: string,
-  extra: { channel?: object; extension?: object[]; token?: string } = {},
+  extra: { channel?: object; extension?: object[]; token?: string; extra?: object } = {},
 ): Promise<string> {
   const response = await server.fhir('/Subscription', {
     method: 'POST',
@@ -22,6 +22,7 @@ export async function subscribe(
       criteria,
       channel: { type: 'rest-hook', endpoint, ...extra.channel },
       ...(extra.extension ? { extension: extra.extension } : {}),
+      ...extra.extra,
     },
     ...(extra.token ? { token: extra.token } : {}),
   });
