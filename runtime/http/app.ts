@@ -52,7 +52,7 @@ export interface AppDependencies {
   readonly tokens: TokenService;
   readonly pool: SandboxPool;
   readonly audit: AuditLog;
-  /** Where background work goes: `Prefer: respond-async` defines its job kind here, before it starts. */
+  /** Where background work goes: `Prefer: respond-async` and Subscriptions define their job kinds here, before it starts. */
   readonly jobs: JobQueue;
   /** Where a bot's `fetch` may connect (GRAPHIR_EGRESS_ALLOW). */
   readonly egress: EgressClient;
