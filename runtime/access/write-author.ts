@@ -10,11 +10,11 @@ export function writeAuthor(access: AccessClaims): WriteAuthor {
   return { clientId: access.clientId, scope: access.scopes.toString(), admin: access.admin };
 }
 
-/** The author's access as it was when it wrote; no token, so it does not expire. */
-export function authorAccess(projectId: string, author: WriteAuthor): AccessClaims {
+/** The author's access as it was when it wrote (in `projectId`); no token, so it does not expire. */
+export function authorAccess(author: WriteAuthor, projectId?: string): AccessClaims {
   return {
     clientId: author.clientId,
-    projectId,
+    ...(projectId === undefined ? {} : { projectId }),
     scopes: Scopes.parse(author.scope),
     admin: author.admin,
     expires: Infinity,

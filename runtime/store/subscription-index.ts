@@ -38,7 +38,8 @@ class Unstaged extends Error {}
  * Runs `work` in a transaction where `version` (a past version of a resource, or the one before
  * its deletion) is the current one, with its search index, then rolls everything back: a search
  * in `work` sees the project as it was, this resource at that version. The resource's row is
- * locked meanwhile (writes of it wait a few milliseconds).
+ * locked meanwhile (writes of it wait a few milliseconds), and nothing else is changed: no other
+ * session sees any of it (PGlite runs nothing else during a transaction).
  */
 export async function withVersionCurrent<T>(
   db: Database,
@@ -53,7 +54,8 @@ export async function withVersionCurrent<T>(
   let result: T | undefined;
   try {
     await db.transaction(async (tx) => {
-      const values: unknown[] = [projectId, resourceType, id, versionId, lastUpdated, version];
+      const content = JSON.stringify(version);
+      const values: unknown[] = [projectId, resourceType, id, versionId, lastUpdated, content];
       const index = searchIndexWrites(
         '$1',
         lastUpdated,
@@ -67,6 +69,13 @@ export async function withVersionCurrent<T>(
           },
         ],
         values,
+      );
+      // The row first, as writes take it (write-versions.ts): the statement below changes the
+      // row and the index rows in no fixed order, and a write of the resource that held the row
+      // while this held its index rows would deadlock with it.
+      await tx.query(
+        'SELECT 1 FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3 FOR UPDATE',
+        [projectId, resourceType, id],
       );
       await tx.query(
         `WITH current AS (

@@ -103,7 +103,7 @@ export class SubscriptionDeliveries {
   ): Promise<void> {
     const { store, runner, baseUrl } = this.deps;
     const { projectId } = delivery;
-    const access = authorAccess(projectId, authorOf(subscription));
+    const access = authorAccess(authorOf(subscription), projectId);
     authorizeExecute(access);
     const bot = await store.read(projectId, 'Bot', channel.bot!);
     const value =

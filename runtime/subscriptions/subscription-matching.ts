@@ -166,6 +166,6 @@ function mayTrigger(subscription: FhirResource, written: WrittenResource): boole
   if (criteria.split('?')[0] !== written.resourceType) return false;
   if (written.resourceType === 'Subscription' && subscription.id === written.id) return false;
   if (!supportedInteractions(subscription).includes(written.interaction)) return false;
-  const access = authorAccess(written.projectId, authorOf(subscription));
+  const access = authorAccess(authorOf(subscription), written.projectId);
   return access.scopes.allows(written.resourceType, 's');
 }

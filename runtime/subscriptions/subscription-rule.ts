@@ -36,7 +36,7 @@ export const prepareSubscription: WritePreparer = (resource, author) => {
   // Every path that writes for a client passes its author; one that does not is a bug, and a
   // Subscription with no author would run with nobody's access, or with one the client named.
   if (!author) throw new Error('A Subscription was written without its author');
-  const access = authorAccess('', author);
+  const access = authorAccess(author);
   authorize(access, criteria.resourceType, 's');
   if (channel.bot) authorizeExecute(access);
   const status = resource.status === 'requested' ? 'active' : resource.status;

@@ -129,6 +129,38 @@ describe.each(await availableEngines())('rest-hook Subscriptions on %s', (engine
     expect(current.meta.versionId).toBe('3');
   });
 
+  it('lets writes race the matching of the versions they replace', async () => {
+    await subscribe('/racing', 'Observation?code=urn:test|race&status=final', {
+      channel: { payload: 'application/fhir+json' },
+    });
+    // Each update replaces the version a matching job may be matching right then, in a
+    // transaction where that version is current again: the write waits, never fails.
+    const ids = await Promise.all(
+      Array.from(
+        { length: 8 },
+        async () => (await write('POST', '/Observation', observation('race', 'final'))).id,
+      ),
+    );
+    await Promise.all(
+      ids.map(async (id) => {
+        for (let n = 0; n < 8; n++)
+          await write('PUT', `/Observation/${id}`, {
+            ...observation('race', 'final'),
+            id,
+            valueString: String(n),
+          });
+        await write('DELETE', `/Observation/${id}`);
+      }),
+    );
+    // Creates and updates: 8 × 9 versions, each delivered once.
+    const deliveries = await hooks.waitFor('/racing', 72);
+    const versions = deliveries.map((d) => {
+      const body = JSON.parse(d.body);
+      return `${body.id}@${body.meta.versionId}`;
+    });
+    expect(new Set(versions).size).toBe(72);
+  });
+
   it('triggers from transaction Bundles and GraphQL mutations alike', async () => {
     await subscribe('/paths', 'Patient?family=Pathfinder');
     await write('POST', '', {
