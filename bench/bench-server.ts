@@ -38,11 +38,13 @@ export function buildOnce(): void {
   built = true;
 }
 
+/** `root`: another checkout whose dist/ is built (a version to compare with); by default this one. */
 export async function startBenchServer(
   engine: Engine,
   env: Record<string, string> = {},
+  root?: string,
 ): Promise<BenchServer> {
-  buildOnce();
+  if (!root) buildOnce();
   const dir = mkdtempSync(join(tmpdir(), 'graphir-bench-'));
   const database = engine === 'postgres' ? await createTestDatabase('postgres') : undefined;
   const server = await spawnServer(
@@ -54,6 +56,7 @@ export async function startBenchServer(
       ...env,
     },
     join(dir, 'server.log'),
+    root ? { root } : {},
   );
   try {
     const root = await clientToken(server.url, ROOT.id, ROOT.secret);

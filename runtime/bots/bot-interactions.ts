@@ -10,6 +10,7 @@ import { searchableTypes } from '../../generated/search/index.js';
 import { authorize } from '../access/authorize.js';
 import type { Interaction } from '../access/scopes.js';
 import type { AccessClaims } from '../access/token-service.js';
+import { writeAuthor } from '../access/write-author.js';
 import type { QueryLimits } from '../graphql/query-limits.js';
 import { checkQuery, runQuery } from '../graphql/run-query.js';
 import { createStoreDataSource } from '../graphql/store-data-source.js';
@@ -84,38 +85,57 @@ export class BotInteractions {
   }
 
   async create(resource: FhirResource, ifNoneExist?: string): Promise<FhirResource> {
-    const { store, projectId, limits } = this.options;
+    const { store, projectId, limits, access } = this.options;
     const resourceType = this.allowed(resourceTypeOf(resource), 'c');
+    const author = writeAuthor(access);
     if (ifNoneExist === undefined)
-      return writtenResource((await store.write(projectId, [{ kind: 'create', resource }]))[0]);
+      return writtenResource(
+        (await store.write(projectId, [{ kind: 'create', resource, author }]))[0],
+      );
     this.allowed(resourceType, 's');
     const condition = parseCondition(resourceType, ifNoneExist, limits, 'If-None-Exist');
-    return writtenResource(await conditionalCreate(store, projectId, resource, condition));
+    return writtenResource(
+      await conditionalCreate(store, projectId, resource, condition, undefined, undefined, author),
+    );
   }
 
   async update(resource: FhirResource, id = resource.id): Promise<FhirResource> {
-    const { store, projectId } = this.options;
+    const { store, projectId, access } = this.options;
     const resourceType = this.allowed(resourceTypeOf(resource), 'u');
     if (typeof id !== 'string' || id === '')
       throw fhirError(400, 'required', 'An update needs the resource id', `${resourceType}.id`);
-    const [result] = await store.write(projectId, [{ kind: 'update', resourceType, id, resource }]);
+    const [result] = await store.write(projectId, [
+      { kind: 'update', resourceType, id, resource, author: writeAuthor(access) },
+    ]);
     return writtenResource(result);
   }
 
   /** `PUT [base]/[type]?…`: a conditional update. */
   async upsert(resource: FhirResource, query: URLSearchParams): Promise<FhirResource> {
-    const { store, projectId, limits } = this.options;
+    const { store, projectId, limits, access } = this.options;
     const resourceType = this.allowed(resourceTypeOf(resource), 'u');
     this.allowed(resourceType, 's');
     const condition = parseCondition(resourceType, query.toString(), limits, CONDITIONAL_UPDATE);
-    return writtenResource(await conditionalUpdate(store, projectId, resource, condition));
+    return writtenResource(
+      await conditionalUpdate(
+        store,
+        projectId,
+        resource,
+        condition,
+        undefined,
+        writeAuthor(access),
+      ),
+    );
   }
 
   async patch(type: string, id: string, operations: unknown): Promise<FhirResource> {
-    const { store, projectId } = this.options;
+    const { store, projectId, access } = this.options;
     const resourceType = this.allowed(type, 'u');
     const patch: Operation[] = parseJsonPatch(operations);
-    return writtenResource(await patchResource(store, projectId, { resourceType, id, patch }));
+    const author = writeAuthor(access);
+    return writtenResource(
+      await patchResource(store, projectId, { resourceType, id, patch, author }),
+    );
   }
 
   /** Answers as REST does: an OperationOutcome saying what was deleted. */
@@ -150,6 +170,7 @@ export class BotInteractions {
       limits,
       authorize: (type, interaction) => authorize(access, type, interaction),
       mayRead: (type) => access.scopes.allows(type, 'r'),
+      author: writeAuthor(access),
     });
   }
 

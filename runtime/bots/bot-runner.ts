@@ -279,6 +279,6 @@ function auditEvent(
  * with them, a console tail cut inside a pair) become U+FFFD, and nothing becomes a space —
  * else the AuditEvent, and every other one written with it, is refused.
  */
-function storable(text: string): string {
+export function storable(text: string): string {
   return text.replace(/\u0000|\p{Cs}/gu, '\uFFFD') || ' ';
 }

@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import { loadSearchDefinition, searchableTypes } from '../../generated/search/index.js';
 import type { Interaction } from '../access/scopes.js';
 import type { AccessClaims } from '../access/token-service.js';
+import { writeAuthor } from '../access/write-author.js';
 import { parseSort, type SearchLimits } from '../rest/search-request.js';
 import { type SortKey } from '../store/search-query.js';
 import { toFhirError, fhirError } from '../model/fhir-error.js';
@@ -93,14 +94,16 @@ export function createStoreDataSource(
     async create(resource) {
       allow(resource.resourceType, 'c');
       const [result] = await guardAsync(() =>
-        store.write(projectId, [{ kind: 'create', resource }]),
+        store.write(projectId, [{ kind: 'create', resource, author: writeAuthor(access) }]),
       );
       return result.resource!;
     },
     async update(resourceType, id, resource) {
       allow(resourceType, 'u');
       const [result] = await guardAsync(() =>
-        store.write(projectId, [{ kind: 'update', resourceType, id, resource }]),
+        store.write(projectId, [
+          { kind: 'update', resourceType, id, resource, author: writeAuthor(access) },
+        ]),
       );
       return result.resource!;
     },

@@ -13,6 +13,7 @@ import type { JobQueue } from '../jobs/job-queue.js';
 import { adminRoutes } from './admin-routes.js';
 import { appRoutes } from './app-routes.js';
 import { AsyncExecutions } from './async-execution.js';
+import { startSubscriptions } from '../subscriptions/subscriptions.js';
 import { auditVisibility } from './audit-visibility.js';
 import { botRoutes } from './bot-routes.js';
 import { compression } from './compression.js';
@@ -52,7 +53,7 @@ export interface AppDependencies {
   readonly tokens: TokenService;
   readonly pool: SandboxPool;
   readonly audit: AuditLog;
-  /** Where background work goes: `Prefer: respond-async` defines its job kind here, before it starts. */
+  /** Where background work goes: `Prefer: respond-async` and Subscriptions define their job kinds here, before it starts. */
   readonly jobs: JobQueue;
   /** Where a bot's `fetch` may connect (GRAPHIR_EGRESS_ALLOW). */
   readonly egress: EgressClient;
@@ -136,6 +137,17 @@ export function createApp({
     metrics,
   });
   const asyncExecutions = new AsyncExecutions(store, runner, jobs);
+  startSubscriptions({
+    store,
+    runner,
+    egress,
+    audit,
+    metrics,
+    logger,
+    queue: jobs,
+    // Without GRAPHIR_BASE_URL a job has no request to take the address from.
+    baseUrl: baseUrl ? `${baseUrl.replace(/\/$/, '')}/` : '',
+  });
   for (const router of [
     healthRoutes(store.db),
     metricsRoutes(metrics),

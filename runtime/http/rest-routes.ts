@@ -26,6 +26,7 @@ import type { Interaction } from '../access/scopes.js';
 import { FHIR_JSON, jsonPatchBody, resourceBody } from './fhir-body.js';
 import { accessOf, projectOf } from './require-token.js';
 import { authorize } from '../access/authorize.js';
+import { writeAuthor } from '../access/write-author.js';
 import { fhirError, informational } from '../model/fhir-error.js';
 
 import { resourceBodyFor } from '../rest/resource-body.js';
@@ -52,6 +53,7 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
       limits,
       authorize: (type: string, interaction: Interaction) => authorize(access, type, interaction),
       mayRead: (type: string) => access.scopes.allows(type, 'r'),
+      author: writeAuthor(access),
     };
     send(ctx, 200, await processBundle(resourceBody(ctx), context));
   });
@@ -71,14 +73,18 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
     const ifNoneExist = ctx.get('If-None-Exist');
     if (ifNoneExist) authorize(accessOf(ctx), resourceType, 's');
     const projectId = projectOf(ctx);
+    const author = writeAuthor(accessOf(ctx));
     const result = ifNoneExist
       ? await conditionalCreate(
           store,
           projectId,
           resource,
           parseCondition(resourceType, ifNoneExist, limits, 'If-None-Exist'),
+          undefined,
+          undefined,
+          author,
         )
-      : (await store.write(projectId, [{ kind: 'create', resource }]))[0];
+      : (await store.write(projectId, [{ kind: 'create', resource, author }]))[0];
     sendWritten(ctx, base(ctx), result);
   });
 
@@ -88,7 +94,14 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
     const condition = parseCondition(resourceType, ctx.querystring, limits, CONDITIONAL_UPDATE);
     const resource = bodyOf(ctx, resourceType);
     const ifMatch = ctx.get('If-Match') || undefined;
-    const result = await conditionalUpdate(store, projectOf(ctx), resource, condition, ifMatch);
+    const result = await conditionalUpdate(
+      store,
+      projectOf(ctx),
+      resource,
+      condition,
+      ifMatch,
+      writeAuthor(accessOf(ctx)),
+    );
     sendWritten(ctx, base(ctx), result);
   });
 
@@ -122,7 +135,14 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
     const resource = bodyOf(ctx, resourceType);
     const ifMatch = ctx.get('If-Match') || undefined;
     const [result] = await store.write(projectOf(ctx), [
-      { kind: 'update', resourceType, id: ctx.params.id, resource, ifMatch },
+      {
+        kind: 'update',
+        resourceType,
+        id: ctx.params.id,
+        resource,
+        ifMatch,
+        author: writeAuthor(accessOf(ctx)),
+      },
     ]);
     sendWritten(ctx, base(ctx), result);
   });
@@ -135,6 +155,7 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
       id: ctx.params.id,
       patch,
       ifMatch: ctx.get('If-Match') || undefined,
+      author: writeAuthor(accessOf(ctx)),
     });
     sendWritten(ctx, base(ctx), result);
   });

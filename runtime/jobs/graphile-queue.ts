@@ -6,8 +6,8 @@
  * dead processes released at once (process-liveness.ts) and jobs stranded on their last attempt
  * abandoned, both by a sweep at start and every SWEEP_MS.
  */
+import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import {
   Logger as WorkerLogger,
@@ -84,14 +84,14 @@ export class GraphileJobQueue implements JobQueue {
       // row, takes effect on commit.
       const { rows } = await options.tx.query<{ id: string }>(
         `SELECT (${SCHEMA}.add_job($1, $2::json, queue_name => $3, max_attempts => $4)).id`,
-        [kind.name, JSON.stringify(payload), options.key ?? null, maxAttempts],
+        [kind.name, JSON.stringify(payload), queueName(options.key) ?? null, maxAttempts],
       );
       return String(rows[0].id);
     }
     if (!this.utils) throw new Error('The job queue has not started');
     const job = await this.utils.addJob(kind.name, payload as object, {
       maxAttempts,
-      ...(options.key === undefined ? {} : { queueName: options.key }),
+      ...(options.key === undefined ? {} : { queueName: queueName(options.key) }),
     });
     return String(job.id);
   }
@@ -213,4 +213,16 @@ function workerLogger(logger: Logger | undefined): WorkerLogger {
     else if (level === 'warning') logger.warn(fields, message);
     else logger.debug(fields, message);
   });
+}
+
+/** graphile-worker's longest queue name. */
+const MAX_QUEUE_NAME = 128;
+
+/**
+ * A key as a queue name: as it is when it fits, else its SHA-256 (a Subscription's and a
+ * resource's references together may not). One key always gives the same name.
+ */
+function queueName(key: string | undefined): string | undefined {
+  if (key === undefined || key.length <= MAX_QUEUE_NAME) return key;
+  return `sha256:${createHash('sha256').update(key).digest('base64url')}`;
 }

@@ -91,6 +91,32 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly subscriptionDeliveries = new Counter({
+    name: 'graphir_subscription_deliveries_total',
+    help: 'Subscription delivery attempts ended in this process, by channel (rest-hook, bot) and outcome (delivered, failed)',
+    labelNames: ['channel', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly subscriptionRetries = new Counter({
+    name: 'graphir_subscription_delivery_retries_total',
+    help: 'Subscription delivery attempts after the first (retries), by channel',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+  readonly subscriptionFailures = new Counter({
+    name: 'graphir_subscription_delivery_failures_total',
+    help: 'Subscription deliveries abandoned after their last attempt failed (the Subscription set to error), by channel',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+  readonly subscriptionLatency = new Histogram({
+    name: 'graphir_subscription_delivery_latency_seconds',
+    help: 'Time from the write that triggered a delivery to the start of its first attempt, by channel',
+    labelNames: ['channel'] as const,
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+
   /** The text `GET /metrics` answers. */
   readonly exposition: () => Promise<string>;
 

@@ -11,7 +11,7 @@ import { searchableTypes } from '../../generated/search/index.js';
 import type { Interaction } from '../access/scopes.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import { fhirError } from '../model/fhir-error.js';
-import type { WriteOperation } from '../store/write-operation.js';
+import type { WriteAuthor, WriteOperation } from '../store/write-operation.js';
 import { CONDITIONAL_DELETE } from './conditional-delete.js';
 import { CONDITIONAL_UPDATE } from './conditional-update.js';
 import { jsonPatchFromBinary } from './json-patch.js';
@@ -265,10 +265,13 @@ export function rewriteReferences(parsed: ParsedEntry[], map: ReadonlyMap<string
   });
 }
 
-export function toOperation(entry: PostEntry | PutEntry | DeleteEntry): WriteOperation {
+export function toOperation(
+  entry: PostEntry | PutEntry | DeleteEntry,
+  author: WriteAuthor | undefined,
+): WriteOperation {
   switch (entry.method) {
     case 'POST':
-      return { kind: 'create', resource: entry.resource, id: entry.id };
+      return { kind: 'create', resource: entry.resource, id: entry.id, author };
     case 'PUT':
       return {
         kind: 'update',
@@ -276,6 +279,7 @@ export function toOperation(entry: PostEntry | PutEntry | DeleteEntry): WriteOpe
         id: entry.id,
         resource: entry.resource,
         ifMatch: entry.ifMatch,
+        author,
       };
     case 'DELETE':
       return {

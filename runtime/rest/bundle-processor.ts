@@ -8,7 +8,7 @@ import type { FhirResource } from '../model/fhir-resource.js';
 import { toFhirError, FhirError, fhirError, informational } from '../model/fhir-error.js';
 import type { Queryable, Transaction } from '../store/database.js';
 import { WriteOperationError, type ResourceStore } from '../store/resource-store.js';
-import type { WriteOperation, WriteResult } from '../store/write-operation.js';
+import type { WriteAuthor, WriteOperation, WriteResult } from '../store/write-operation.js';
 import { searchResources } from '../store/search-store.js';
 import type { Interaction } from '../access/scopes.js';
 import {
@@ -44,6 +44,8 @@ export interface BundleContext {
   /** Throws (403) unless the caller may do `interaction` on `resourceType`. */
   readonly authorize: (resourceType: string, interaction: Interaction) => void;
   readonly mayRead: (resourceType: string) => boolean;
+  /** Who writes (a Subscription keeps its author). */
+  readonly author: WriteAuthor;
 }
 
 export async function processBundle(body: unknown, context: BundleContext): Promise<FhirResource> {
@@ -133,6 +135,7 @@ async function writeEntries(
         post.ifNoneExist!,
         tx,
         post.id,
+        context.author,
       ),
     );
     if (result.id !== post.id)
@@ -159,10 +162,16 @@ async function operationOf(
   context: BundleContext,
   tx: Transaction,
 ): Promise<WriteOperation> {
-  if (entry.method === 'PATCH') return patchedUpdate(context.store, context.projectId, entry, tx);
+  if (entry.method === 'PATCH')
+    return patchedUpdate(
+      context.store,
+      context.projectId,
+      { ...entry, author: context.author },
+      tx,
+    );
   if (entry.method === 'GET' || isConditional(entry))
     throw new Error(`${entry.method} entries are not written as they are`);
-  return toOperation(entry);
+  return toOperation(entry, context.author);
 }
 
 async function batch(
@@ -186,23 +195,38 @@ async function batch(
 
 /** One batch entry, in a transaction of its own. */
 async function batchEntry(entry: ParsedEntry, context: BundleContext): Promise<object> {
-  const { store, projectId, base } = context;
+  const { store, projectId, base, author } = context;
   switch (entry.method) {
     case 'GET':
       return readEntry(entry.url, context, store.db);
     case 'POST':
       if (entry.ifNoneExist)
         return writeResponse(
-          await conditionalCreate(store, projectId, entry.resource, entry.ifNoneExist),
+          await conditionalCreate(
+            store,
+            projectId,
+            entry.resource,
+            entry.ifNoneExist,
+            undefined,
+            undefined,
+            author,
+          ),
           base,
         );
       break;
     case 'PATCH':
-      return writeResponse(await patchResource(store, projectId, entry), base);
+      return writeResponse(await patchResource(store, projectId, { ...entry, author }), base);
     case 'PUT':
       if (isConditional(entry))
         return writeResponse(
-          await conditionalUpdate(store, projectId, entry.resource, entry.condition, entry.ifMatch),
+          await conditionalUpdate(
+            store,
+            projectId,
+            entry.resource,
+            entry.condition,
+            entry.ifMatch,
+            author,
+          ),
           base,
         );
       break;
@@ -215,7 +239,7 @@ async function batchEntry(entry: ParsedEntry, context: BundleContext): Promise<o
       }
       break;
   }
-  const [result] = await store.write(projectId, [toOperation(entry)]);
+  const [result] = await store.write(projectId, [toOperation(entry, author)]);
   return writeResponse(result, base);
 }
 

@@ -7,7 +7,7 @@
 import type { FhirResource } from '../model/fhir-resource.js';
 import type { Transaction } from '../store/database.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import type { WriteResult } from '../store/write-operation.js';
+import type { WriteAuthor, WriteResult } from '../store/write-operation.js';
 import { findMatch, lockConditions, type SearchCondition } from './search-condition.js';
 
 export async function conditionalCreate(
@@ -19,6 +19,7 @@ export async function conditionalCreate(
   tx?: Transaction,
   /** The id to create it with (a transaction's entries already name it); else the store makes one. */
   id?: string,
+  author?: WriteAuthor,
 ): Promise<WriteResult> {
   const run = async (t: Transaction): Promise<WriteResult> => {
     await lockConditions(t, projectId, [condition]);
@@ -35,7 +36,7 @@ export async function conditionalCreate(
       };
     }
     return (
-      await store.write(projectId, [{ kind: 'create', resource, ...(id ? { id } : {}) }], t)
+      await store.write(projectId, [{ kind: 'create', resource, ...(id ? { id } : {}), author }], t)
     )[0];
   };
   return tx ? run(tx) : store.db.transaction(run);

@@ -15,7 +15,7 @@ import type { FhirResource } from '../model/fhir-resource.js';
 import { FhirError, fhirError } from '../model/fhir-error.js';
 import type { Transaction } from '../store/database.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import type { WriteResult } from '../store/write-operation.js';
+import type { WriteAuthor, WriteResult } from '../store/write-operation.js';
 import { findMatch, lockConditions, type SearchCondition } from './search-condition.js';
 
 export const CONDITIONAL_UPDATE = 'Conditional update';
@@ -27,6 +27,7 @@ export async function conditionalUpdate(
   resource: FhirResource,
   condition: SearchCondition,
   ifMatch?: string,
+  author?: WriteAuthor,
 ): Promise<WriteResult> {
   return store.db.transaction(async (tx) => {
     await lockConditions(tx, projectId, [condition]);
@@ -40,6 +41,7 @@ export async function conditionalUpdate(
           id,
           resource: { ...resource, id },
           ifMatch,
+          author,
         },
       ],
       tx,

@@ -11,7 +11,7 @@ import type { FhirResource } from '../model/fhir-resource.js';
 import { fhirError } from '../model/fhir-error.js';
 import type { Transaction } from '../store/database.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import type { WriteOperation, WriteResult } from '../store/write-operation.js';
+import type { WriteAuthor, WriteOperation, WriteResult } from '../store/write-operation.js';
 import { parseETag } from '../store/write-versions.js';
 import { applyJsonPatch } from './json-patch.js';
 
@@ -20,6 +20,7 @@ export interface PatchRequest {
   readonly id: string;
   readonly patch: readonly Operation[];
   readonly ifMatch?: string;
+  readonly author?: WriteAuthor;
 }
 
 /** Reads, patches and writes the resource in one transaction. */
@@ -42,7 +43,7 @@ export async function patchResource(
 export async function patchedUpdate(
   store: ResourceStore,
   projectId: string,
-  { resourceType, id, patch, ifMatch }: PatchRequest,
+  { resourceType, id, patch, ifMatch, author }: PatchRequest,
   tx: Transaction,
 ): Promise<WriteOperation> {
   const current = await store.readForUpdate(projectId, resourceType, id, tx);
@@ -66,7 +67,7 @@ export async function patchedUpdate(
         `A patch may not change ${element} (${JSON.stringify(before)} → ${JSON.stringify(after) ?? 'removed'})`,
         `${resourceType}.${element}`,
       );
-  return { kind: 'update', resourceType, id, resource: patched, ifMatch };
+  return { kind: 'update', resourceType, id, resource: patched, ifMatch, author };
 }
 
 function versionOf(resource: FhirResource): unknown {

@@ -7,6 +7,7 @@ import { TokenService } from '../access/token-service.js';
 import { createApp } from '../http/app.js';
 import { botIdentifierRule } from '../bots/bot-identifier-rule.js';
 import { botScopeRule } from '../bots/bot-scope-rule.js';
+import { prepareSubscription } from '../subscriptions/subscription-rule.js';
 import { AuditLog } from '../bots/audit-log.js';
 import { EgressClient } from '../egress/egress-client.js';
 import { SandboxPool } from '../bots/sandbox-pool.js';
@@ -62,7 +63,10 @@ export async function startServer(
   const schema = buildExecutableSchema();
   const db = await opening;
   await migrate(db);
-  const store = new ResourceStore(db, [botScopeRule, botIdentifierRule]);
+  const store = new ResourceStore(db, {
+    rules: [botScopeRule, botIdentifierRule],
+    preparers: [prepareSubscription],
+  });
   // Fresh statistics help the first searches; they need not delay readiness.
   store.statistics.analyzeInBackground();
   const clients = new ClientRegistry(new ClientStore(db), db.notices);

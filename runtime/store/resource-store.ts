@@ -15,7 +15,13 @@ import { CurrentReads, type CurrentRow } from './current-reads.js';
 import { StatisticsKeeper } from './statistics.js';
 import { resourceKey } from './resource-keys.js';
 import { writeAll, type PreparedWrite } from './write-versions.js';
-import type { WriteOperation, WriteResult, WriteRule } from './write-operation.js';
+import type {
+  WriteHooks,
+  WriteListener,
+  WriteOperation,
+  WritePreparer,
+  WriteResult,
+} from './write-operation.js';
 import type { SearchSource } from './search-store.js';
 import { VersionContents } from './version-contents.js';
 
@@ -36,18 +42,23 @@ export class ResourceStore {
   /** Contents of the versions searches found (version-contents.ts). */
   private readonly contents = new VersionContents();
   private readonly cache: ResourceCache;
+  private readonly listeners: WriteListener[] = [];
 
-  /**
-   * `rules`: checks every write must pass inside its transaction (a Bot's identifier is unique
-   * in its project).
-   */
   constructor(
     readonly db: Database,
-    private readonly rules: readonly WriteRule[] = [],
+    private readonly hooks: WriteHooks = {},
   ) {
     this.statistics = new StatisticsKeeper(db);
     const currentReads = new CurrentReads(db);
     this.cache = new ResourceCache(db, (projectId, keys) => currentReads.read(projectId, keys));
+  }
+
+  /**
+   * Work every write triggers from now on, enqueued in its transaction (a Subscription's
+   * matching); added before the server serves, by what runs that work.
+   */
+  listen(listener: WriteListener): void {
+    this.listeners.push(listener);
   }
 
   /** Where searches run: in `tx` when given, else in the database. */
@@ -140,14 +151,14 @@ export class ResourceStore {
   ): Promise<WriteResult[]> {
     const prepared = operations.map((operation, index) => {
       try {
-        return prepare(operation);
+        return prepare(operation, this.hooks.preparers ?? []);
       } catch (error) {
         throw operations.length > 1 ? new WriteOperationError(index, error) : error;
       }
     });
     const writeIn = (t: Transaction) => {
       this.cache.writing(t, projectId, prepared);
-      return writeAll(t, projectId, prepared, this.rules);
+      return writeAll(t, projectId, prepared, this.hooks.rules ?? [], this.listeners);
     };
     const results = await (tx ? writeIn(tx) : this.db.transaction(writeIn));
     // Counted when the caller's transaction is still open too: an ANALYZE that runs before its
@@ -178,7 +189,7 @@ export class WriteOperationError extends FhirError {
 }
 
 /** Validates the resource and settles its id before anything touches the database. */
-function prepare(operation: WriteOperation): PreparedWrite {
+function prepare(operation: WriteOperation, preparers: readonly WritePreparer[]): PreparedWrite {
   if (operation.kind === 'delete') {
     // Deleting an unknown resource succeeds (FHIR lets it), but an id no resource can have —
     // `../x`, `a/b`, 65 characters — is a mistake to report, not a deletion to confirm.
@@ -197,8 +208,12 @@ function prepare(operation: WriteOperation): PreparedWrite {
       `${expectedType}.id`,
     );
   }
+  const resource = preparers.reduce(
+    (settled, preparer) => preparer(settled, operation.author),
+    operation.resource,
+  );
   return {
-    operation,
+    operation: resource === operation.resource ? operation : { ...operation, resource },
     resourceType: expectedType,
     id: operation.kind === 'create' ? (operation.id ?? randomUUID()) : operation.id,
   };

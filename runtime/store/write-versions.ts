@@ -8,9 +8,15 @@ import { loadSearchDefinition } from '../../generated/search/index.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import { fhirError } from '../model/fhir-error.js';
 import { extractSearchIndex } from '../search/extract-search-index.js';
-import type { Queryable } from './database.js';
+import type { Queryable, Transaction } from './database.js';
 import { resourceKey, resourceKeysCondition } from './resource-keys.js';
-import type { WriteOperation, WriteResult, WriteRule } from './write-operation.js';
+import type {
+  WriteListener,
+  WriteOperation,
+  WriteResult,
+  WriteRule,
+  WrittenVersion,
+} from './write-operation.js';
 import { searchIndexWrites, type IndexEntry } from './search-index-writer.js';
 
 /** An operation whose resource has been validated and whose id is settled. */
@@ -28,10 +34,11 @@ interface CurrentRow {
 }
 
 export async function writeAll(
-  tx: Queryable,
+  tx: Transaction,
   projectId: string,
   writes: readonly PreparedWrite[],
   rules: readonly WriteRule[],
+  listeners: readonly WriteListener[],
 ): Promise<WriteResult[]> {
   assertDistinct(writes);
   const current = await lockCurrent(
@@ -42,6 +49,7 @@ export async function writeAll(
   const lastUpdated = new Date().toISOString();
   const results: WriteResult[] = [];
   const rows: VersionRow[] = [];
+  const written: WrittenVersion[] = [];
   for (const write of writes) {
     const existing = current.get(resourceKey(write.resourceType, write.id));
     const result = nextVersion(write, existing, lastUpdated);
@@ -57,6 +65,13 @@ export async function writeAll(
         deleted: !result.resource,
         content: result.resource ?? null,
         previous: existing ? Number(existing.version_id) : null,
+      });
+      const interaction = !result.resource ? 'delete' : result.status === 201 ? 'create' : 'update';
+      written.push({
+        resourceType: write.resourceType,
+        id: write.id,
+        versionId: result.versionId,
+        interaction,
       });
     }
   }
@@ -82,6 +97,7 @@ export async function writeAll(
         : undefined,
     })),
   );
+  for (const listener of listeners) await listener(tx, projectId, written);
   return results;
 }
 

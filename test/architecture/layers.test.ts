@@ -44,6 +44,7 @@ const SERVER_LAYERS: readonly (readonly [name: string, paths: readonly string[]]
   ['rest', ['runtime/rest/']],
   ['graphql', ['runtime/graphql/']],
   ['bots', ['runtime/bots/']],
+  ['subscriptions', ['runtime/subscriptions/']],
   ['http', ['runtime/http/']],
   ['server', ['runtime/server/', 'runtime/main.ts']],
   ['cli', ['runtime/cli/']],

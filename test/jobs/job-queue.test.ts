@@ -111,7 +111,10 @@ describe.each(engines)('the job queue (%s)', (engine: Engine) => {
   });
 
   it('runs the jobs of one key one at a time, in the order they were enqueued', async () => {
-    const keys = ['Patient/a', 'Patient/b', 'Patient/c'];
+    // Longer than graphile-worker's 128-character queue names, as a Subscription's and a
+    // resource's references together may be.
+    const long = `project/Subscription/${'s'.repeat(64)}/Observation/${'o'.repeat(64)}`;
+    const keys = ['Patient/a', 'Patient/b', 'Patient/c', long];
     for (let n = 0; n < 30; n++) {
       const key = keys[n % keys.length];
       await queue.enqueue(ordered, { key, n }, { key });
