@@ -6,14 +6,12 @@
  * Headless Chromium (Debian's, at /usr/bin/chromium; `.ci/run` installs it).
  */
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /** What the page's script found by each call, or the error of a call the browser refused. */
 type PageResults = Record<
@@ -97,7 +95,6 @@ async function servePage(): Promise<{ server: Server; origin: string }> {
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && !process.env.CI) {
   console.warn(
     `Skipping the CORS browser test: ${CHROMIUM} is missing (apt-get install chromium).`,
@@ -112,7 +109,6 @@ describe.skipIf(!haveChromium && !process.env.CI)('CORS in a browser', () => {
   let patientId: string;
 
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`The CORS browser test needs Chromium at ${CHROMIUM}`);
     [allowed, other] = await Promise.all([servePage(), servePage()]);
     graphir = await startTestServer('pglite', { GRAPHIR_CORS_ORIGINS: allowed.origin });
     const created = await graphir.fhir('/Patient', {
@@ -120,19 +116,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('CORS in a browser', () => {
       body: { resourceType: 'Patient', name: [{ family: 'Existing' }] },
     });
     patientId = (await created.json()).id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium('The CORS browser tests');
   }, 90_000);
   afterAll(async () => {
     await browser?.close();

@@ -3,12 +3,12 @@
  * server; the page needs no token, the queries it sends do. The browser test drives a headless
  * Chromium (Debian's, at /usr/bin/chromium; `.ci/run` installs it).
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, haveChromium, launchChromium } from '../support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const BROWSER_HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 let server: TestServer;
@@ -78,7 +78,6 @@ describe('playground over HTTP', () => {
   });
 });
 
-const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && !process.env.CI) {
   console.warn(
     `Skipping the playground browser test: ${CHROMIUM} is missing (apt-get install chromium).`,
@@ -92,7 +91,6 @@ describe.skipIf(!haveChromium && !process.env.CI)('playground in a browser', () 
   });
 
   it('runs a query typed into GraphiQL', { timeout: 90_000 }, async () => {
-    if (!haveChromium) throw new Error(`The playground test needs Chromium at ${CHROMIUM}`);
     const created = await server.fhir('/Patient', {
       method: 'POST',
       body: { resourceType: 'Patient', name: [{ family: 'Playground' }] },
@@ -100,19 +98,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('playground in a browser', () 
     expect(created.status).toBe(201);
     const { id } = await created.json();
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium('The playground tests');
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

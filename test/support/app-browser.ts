@@ -5,15 +5,15 @@
  * laptop's and a phone's width under test-results/app/, and a watch on requests that leave the
  * server.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium as launchBrowser } from './chromium.js';
 import { buildApp } from '../../app/build.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const haveChromium = existsSync(CHROMIUM);
+export { CHROMIUM, haveChromium } from './chromium.js';
 export const SCREENSHOTS = 'test-results/app';
 
 export const LAPTOP = { width: 1366, height: 768 };
@@ -33,20 +33,7 @@ export async function buildAppForTest(): Promise<BuiltApp> {
 }
 
 export function launchChromium(): Promise<Browser> {
-  if (!haveChromium) throw new Error(`The web app's browser tests need Chromium at ${CHROMIUM}`);
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return launchBrowser("The web app's browser tests");
 }
 
 /** Every request the page sends to another origin than `origin` (data: and blob: aside). */
