@@ -35,11 +35,13 @@ export async function activeSubscriptionCriteria(
 class Unstaged extends Error {}
 
 /**
- * Runs `work` in a transaction where `version` (a past version of a resource, or the one before
- * its deletion) is the current one, with its search index, then rolls everything back: a search
- * in `work` sees the project as it was, this resource at that version. The resource's row is
- * locked meanwhile (writes of it wait a few milliseconds), and nothing else is changed: no other
- * session sees any of it (PGlite runs nothing else during a transaction).
+ * Runs `work` in a transaction where `version` (the current version of a resource, a past one,
+ * or the one before its deletion) is the current one, with its search index, then rolls
+ * everything back: a search in `work` sees the project as it was, this resource at that version.
+ * The resource's row is locked first and throughout (writes of it wait a few milliseconds), so a
+ * write cannot replace the version between the check and the search; a version still current is
+ * searched as it is, a replaced one is made current again, which no other session sees (PGlite
+ * runs nothing else during a transaction).
  */
 export async function withVersionCurrent<T>(
   db: Database,
@@ -73,19 +75,21 @@ export async function withVersionCurrent<T>(
       // The row first, as writes take it (write-versions.ts): the statement below changes the
       // row and the index rows in no fixed order, and a write of the resource that held the row
       // while this held its index rows would deadlock with it.
-      await tx.query(
-        'SELECT 1 FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3 FOR UPDATE',
+      const { rows } = await tx.query<{ version_id: number | string; deleted: boolean }>(
+        'SELECT version_id, deleted FROM resource WHERE project_id = $1 AND resource_type = $2 AND id = $3 FOR UPDATE',
         [projectId, resourceType, id],
       );
-      await tx.query(
-        `WITH current AS (
+      const current = rows[0] && !rows[0].deleted && Number(rows[0].version_id) === versionId;
+      if (!current)
+        await tx.query(
+          `WITH current AS (
            UPDATE resource SET version_id = $4, last_updated = $5::timestamptz, deleted = false, content = $6::jsonb
             WHERE project_id = $1 AND resource_type = $2 AND id = $3
          )
          ${index.map((cte) => `, ${cte}`).join('\n         ')}
          SELECT 1`,
-        values,
-      );
+          values,
+        );
       result = await work(tx);
       throw new Unstaged();
     });

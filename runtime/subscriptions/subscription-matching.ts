@@ -2,18 +2,17 @@
  * The matching job of one write: which of the project's active Subscriptions the written version
  * matches, each through the REST search of its criteria restricted to this resource (`_id`),
  * within its author's access, and one delivery job enqueued per match. The version matched is the
- * one written (for a delete, the last before it): while it is still current the search runs as
- * any search does; once a later write or the delete replaced it, in a transaction where it is
- * current again, rolled back after (store/subscription-index.ts). Run again after a crash, it
+ * one written (for a delete, the last before it), searched with the resource's row locked: as it
+ * is while still current, else in a transaction where it is current again, rolled back after
+ * (store/subscription-index.ts); a write racing the match cannot make it see another version. Run again after a crash, it
  * may enqueue a delivery twice: deliveries are at least once.
  */
 import { authorAccess } from '../access/write-author.js';
 import type { JobKind, JobQueue } from '../jobs/job-queue.js';
 import type { FhirResource } from '../model/fhir-resource.js';
-import { FhirError } from '../model/fhir-error.js';
 import type { Logger } from '../observability/logger.js';
 import { parseSearchRequest } from '../rest/search-request.js';
-import type { Queryable } from '../store/database.js';
+import type { Transaction } from '../store/database.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { searchResources, type SearchSource } from '../store/search-store.js';
 import { withVersionCurrent } from '../store/subscription-index.js';
@@ -54,11 +53,9 @@ export class SubscriptionMatching {
     );
     if (candidates.length === 0) return;
     const version = await deliveredVersion(this.store, written);
-    const matched = (await this.isCurrent(written))
-      ? await this.matching(this.store.db, candidates, written)
-      : await withVersionCurrent(this.store.db, written.projectId, version, (tx) =>
-          this.matching(tx, candidates, written),
-        );
+    const matched = await withVersionCurrent(this.store.db, written.projectId, version, (tx) =>
+      this.matching(tx, candidates, written),
+    );
     if (matched.length === 0) return;
     await this.store.db.transaction(async (tx) => {
       for (const subscription of matched) {
@@ -89,35 +86,16 @@ export class SubscriptionMatching {
     }
   }
 
-  /** Whether the version written is still the current one (so its search index is). */
-  private async isCurrent({
-    projectId,
-    resourceType,
-    id,
-    versionId,
-    interaction,
-  }: WrittenResource) {
-    if (interaction === 'delete') return false;
-    try {
-      const current = await this.store.read(projectId, resourceType, id);
-      return (current.meta as { versionId?: string } | undefined)?.versionId === versionId;
-    } catch (error) {
-      if (error instanceof FhirError && (error.status === 404 || error.status === 410))
-        return false;
-      throw error;
-    }
-  }
-
   /**
    * The candidates whose criteria, with `_id`, find the resource in `db`: one search per
    * distinct criteria, none for criteria without parameters (every resource of the type).
    */
   private async matching(
-    db: Queryable,
+    db: Transaction,
     candidates: readonly FhirResource[],
     { projectId, resourceType, id }: WrittenResource,
   ): Promise<FhirResource[]> {
-    const source = db === this.store.db ? this.store.searchSource() : this.store.searchSource(db);
+    const source = this.store.searchSource(db);
     const found = new Map<string, boolean>();
     const matched: FhirResource[] = [];
     for (const subscription of candidates) {
