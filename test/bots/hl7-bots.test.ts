@@ -5,7 +5,7 @@
  * bundled into the bot.
  */
 import { readFileSync } from 'node:fs';
-import { buildSync } from 'esbuild';
+import { bundleBot } from '../../runtime/cli/bot-bundle.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -35,24 +35,8 @@ const ADT_BOT = `export async function handler(medplum, event) {
 }`;
 
 /** A bot that bundles @medplum/core's Hl7Message and answers with that class's own ACK. */
-function medplumBundledBot(): string {
-  const built = buildSync({
-    stdin: {
-      contents: `import { Hl7Message } from '@medplum/core';
-export async function handler(medplum, event) {
-  return Hl7Message.parse(String(event.input)).buildAck();
-}`,
-      resolveDir: process.cwd(),
-      loader: 'js',
-    },
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'neutral',
-    mainFields: ['module', 'main'],
-    target: 'es2020',
-  });
-  return built.outputFiles[0].text;
+async function medplumBundledBot(): Promise<string> {
+  return (await bundleBot('test/fixtures/bots/medplum-hl7-ack.ts')).code;
 }
 
 describe('HL7 bots over $execute', () => {
@@ -110,7 +94,7 @@ describe('HL7 bots over $execute', () => {
   });
 
   it('answers an ACK built by @medplum/core bundled into the bot as ER7', async () => {
-    const id = await createBot(medplumBundledBot());
+    const id = await createBot(await medplumBundledBot());
     const response = await execute(id, ADT);
     const text = await response.text();
     expect(response.status, text).toBe(200);
@@ -163,7 +147,7 @@ describe('HL7 bots over $execute', () => {
   });
 
   it('answers other input as JSON unless the value is a Graphir Hl7Message', async () => {
-    const medplums = await createBot(medplumBundledBot());
+    const medplums = await createBot(await medplumBundledBot());
     const json = JSON.stringify({ er7: ADT });
     // @medplum/core's message is an object like any other: JSON, as Medplum would answer it.
     const dumped = await execute(medplums, ADT, 'text/plain');

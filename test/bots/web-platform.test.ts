@@ -4,7 +4,7 @@
  * sandbox pool with the bot runner's preludes, and over HTTP `$execute` for a few.
  */
 import { createHash } from 'node:crypto';
-import { buildSync } from 'esbuild';
+import { bundleBot } from '../../runtime/cli/bot-bundle.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxPool, type SandboxRequest } from '../../runtime/bots/sandbox-pool.js';
 import { WEB_PLATFORM } from '../../runtime/bots/web-platform.js';
@@ -452,31 +452,9 @@ describe('memory', () => {
 
 describe('@medplum/core in a bot', () => {
   it('loads a bundle of it and calls its formatting helpers and client', async () => {
-    const bundled = buildSync({
-      stdin: {
-        contents: `import { MedplumClient, formatHumanName, formatDateTime, calculateAgeString } from '@medplum/core';
-          export async function handler(fhir, event) {
-            const client = new MedplumClient({ baseUrl: 'https://example.com/', fetch: async () => new Response('{}') });
-            return {
-              name: formatHumanName({ given: ['Ada'], family: 'Lovelace', prefix: ['Dr.'] }),
-              when: formatDateTime('2024-01-15T13:05:09Z', 'en-US', { timeZone: 'UTC' }),
-              age: calculateAgeString('2000-01-15', '2024-01-16'),
-              client: typeof client.readResource,
-            };
-          }`,
-        resolveDir: process.cwd(),
-        loader: 'js',
-      },
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['browser', 'module', 'main'],
-      target: 'es2020',
-      logLevel: 'silent',
-    });
+    const { code } = await bundleBot('test/fixtures/bots/medplum-core-helpers.ts');
     const result = await pool.run({
-      code: bundled.outputFiles[0].text,
+      code,
       event: {},
       preludes: WEB_PLATFORM,
       timeoutMs: 10_000,
