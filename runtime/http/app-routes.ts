@@ -11,9 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { appPage } from './app-page.js';
-import { sendKeptBody } from './kept-body.js';
+import { sendKeptBody, sendVersionedFile } from './kept-body.js';
 
 export const APP_PATH = '/app';
 const ASSETS_PATH = `${APP_PATH}/assets`;
@@ -56,10 +55,7 @@ export function appRoutes(appDir: string = defaultAppDir()): Router {
   router.get('/', (ctx) => ctx.redirect(APP_PATH));
   router.get(`${ASSETS_PATH}/:name`, (ctx) => {
     const asset = 'assets' in build ? build.assets.get(ctx.params.name) : undefined;
-    if (!asset) return notFound(ctx);
-    ctx.type = asset.type;
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    return sendKeptBody(ctx, asset.content);
+    return sendVersionedFile(ctx, asset, 'No such file of the web app');
   });
   // Any address under /app but the assets: those the app reads itself.
   router.get(new RegExp(`^${APP_PATH}(?:/(?!assets(?:/|$)).*)?$`), (ctx) => {
@@ -92,10 +88,4 @@ function readBuild(appDir: string): Build {
   const url = (file: string) => `${APP_PATH}/${file}`;
   const page = appPage({ script: url(manifest.script), style: url(manifest.style) });
   return { page: Buffer.from(page), assets };
-}
-
-function notFound(ctx: Context): void {
-  ctx.status = 404;
-  ctx.type = 'text/plain; charset=utf-8';
-  ctx.body = 'No such file of the web app';
 }

@@ -101,3 +101,24 @@ function derivedFrom(bytes: Buffer): Derived {
   }
   return found;
 }
+
+/**
+ * A file whose name carries its version or a hash of its content (the web app's and the
+ * playground's scripts and styles): kept by browsers and caches for a year without asking again;
+ * `undefined` when no such file is served, answered 404 with `missing`.
+ */
+export function sendVersionedFile(
+  ctx: Context,
+  file: { readonly type: string; readonly content: Buffer } | undefined,
+  missing: string,
+): Promise<void> | void {
+  if (!file) {
+    ctx.status = 404;
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = missing;
+    return;
+  }
+  ctx.type = file.type;
+  ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+  return sendKeptBody(ctx, file.content);
+}

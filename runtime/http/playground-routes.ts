@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { sendKeptBody } from './kept-body.js';
+import { sendKeptBody, sendVersionedFile } from './kept-body.js';
 import { FHIR_BASE } from '../model/fhir-base.js';
 import { playgroundPage, type PlaygroundAssets } from './playground-page.js';
 
@@ -79,16 +79,11 @@ export function playgroundRoutes(): Router {
   });
   router.get(`${PLAYGROUND_ASSETS}/:name`, (ctx) => {
     const asset = assets.get(ctx.params.name);
-    if (!asset) {
-      ctx.status = 404;
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = 'No such playground asset';
-      return;
-    }
-    asset.content ??= readFileSync(asset.file);
-    ctx.type = asset.type;
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-    return sendKeptBody(ctx, asset.content);
+    const file = asset && {
+      type: asset.type,
+      content: (asset.content ??= readFileSync(asset.file)),
+    };
+    return sendVersionedFile(ctx, file, 'No such playground asset');
   });
   return router;
 }
