@@ -15,6 +15,7 @@ import type { FhirResource } from '../model/fhir-resource.js';
 import { FhirError } from '../model/fhir-error.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
+import type { WriteAuthor } from '../store/write-operation.js';
 import { deliveryAuditEvent } from './delivery-audit.js';
 import { deliveryHeaders, sendRestHook, type Notification } from './rest-hook.js';
 import { authorOf } from './subscription-author.js';
@@ -51,7 +52,7 @@ export class SubscriptionDeliveries {
     const subscription = await activeSubscription(store, delivery);
     if (!subscription) return;
     const channel = parseChannel(subscription.channel);
-    const labels = { channel: channel.bot ? 'bot' : 'rest-hook' };
+    const labels = metricLabels(channel);
     const started = new Date();
     if (attempt.attempt === 1)
       metrics?.subscriptionLatency.observe(
@@ -67,7 +68,7 @@ export class SubscriptionDeliveries {
     };
     let failure: string | undefined;
     try {
-      if (channel.bot) await this.runBot(delivery, subscription, channel, notification);
+      if (channel.bot) await this.runBot(delivery, author, channel, notification);
       else await sendRestHook(this.deps.egress, channel, notification);
     } catch (error) {
       failure = (error as Error).message;
@@ -97,13 +98,13 @@ export class SubscriptionDeliveries {
    */
   private async runBot(
     delivery: DeliveryPayload,
-    subscription: FhirResource,
+    author: WriteAuthor,
     channel: Channel,
     notification: Notification,
   ): Promise<void> {
     const { store, runner, baseUrl } = this.deps;
     const { projectId } = delivery;
-    const access = authorAccess(authorOf(subscription), projectId);
+    const access = authorAccess(author, projectId);
     authorizeExecute(access);
     const bot = await store.read(projectId, 'Bot', channel.bot!);
     const value =
@@ -144,7 +145,7 @@ export class SubscriptionDeliveries {
         author: authorOf(subscription),
       },
     ]);
-    metrics?.subscriptionFailures.inc({ channel: channel.bot ? 'bot' : 'rest-hook' });
+    metrics?.subscriptionFailures.inc(metricLabels(channel));
   }
 }
 
@@ -161,4 +162,9 @@ async function activeSubscription(
       return undefined;
     throw error;
   }
+}
+
+/** The metrics' `channel` label: what delivers, a bot run or a rest-hook. */
+function metricLabels(channel: Channel): { channel: 'bot' | 'rest-hook' } {
+  return { channel: channel.bot ? 'bot' : 'rest-hook' };
 }
