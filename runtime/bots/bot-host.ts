@@ -1,8 +1,8 @@
 /**
- * The `fhir` client a bot receives, host side: each host call the isolate's client
- * (isolate/fhir-client.ts) makes, its arguments checked, run as a FHIR interaction with the
- * bot's access (bot-interactions.ts); `request` for `fhir.get/post/…` (bot-requests.ts);
- * `executeBot` through the bot runner (nested-bots.ts).
+ * The `fhir` client a bot receives, host side: each host call the isolate's client (the parts
+ * of sandbox-fhir.ts) makes, its arguments checked, run as a FHIR interaction with the bot's
+ * access (bot-interactions.ts); `request` for `fhir.get/post/…` (bot-requests.ts); `executeBot`
+ * through the bot runner (nested-bots.ts).
  */
 import { authorizeExecute } from '../access/authorize.js';
 import { FHIR_BASE } from '../model/fhir-base.js';

@@ -274,7 +274,7 @@ describe('isolation', () => {
       'globalThis.greet = () => greeting.text;',
     ];
     const code = `exports.handler = () => [greet(), greeting === greeting, typeof greeting,
-      new Right() instanceof Left, viaHost, typeof __graphirHost];`;
+      new Right() instanceof Left, viaHost, typeof __graphirLazy];`;
     const read = await run(code, { preludes });
     expect(read).toMatchObject({
       status: 'ok',
