@@ -5,8 +5,8 @@
  * thread that was asleep; then, in a QuickJS module, making a runtime and context (most of
  * preparing an isolate), preparing an isolate as the workers do, and freeing one, back to back,
  * as a worker settles straight after its run; and the same with the web platform's lazy groups
- * (web-platform.ts), whose cost a bot that reads none of them must not notice. Medians and 90th
- * percentiles of many runs.
+ * (web-platform.ts), whose cost a bot that reads none of them must not notice (an echo bot's
+ * isolate defines none of them: bot-preludes.ts). Medians and 90th percentiles of many runs.
  */
 import { Worker } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, RELEASE_SYNC } from 'quickjs-emscripten';
@@ -17,6 +17,7 @@ const RUNS = Number(process.env.BENCH_REQUESTS ?? 2000);
 /** The pause between runs: a thread that waits this long is asleep when the next run comes. */
 const SPACING_MS = 1;
 const ECHO = 'export async function handler(fhir, event) { return event.input; }';
+const FETCHING = 'export async function handler(fhir, event) { return fetch(event.input.url); }';
 
 buildOnce();
 const { SandboxPool } = (await import(
@@ -57,11 +58,14 @@ await pool.close();
 const quickjs = await newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
 const contexts: number[] = [];
 const prepared: number[] = [];
+const preparedLazy: number[] = [];
 const preparedHl7: number[] = [];
 const freed: number[] = [];
-// As bots get them: the web platform and the HL7 classes on first read (an echo bot), or the
-// HL7 classes compiled ahead (HL7 input); and with no preludes at all, for what they add.
-const lazyHl7 = preludesFor(false, ECHO);
+// As bots get them (bot-preludes.ts): the web platform deferred until the client loads (an echo
+// bot); its globals defined, loaded on first read (a bot that names one); the HL7 classes
+// compiled ahead (HL7 input); and with no preludes at all, for what they add.
+const plain = preludesFor(false, ECHO);
+const lazy = preludesFor(false, FETCHING);
 const eagerHl7 = preludesFor(true, ECHO);
 const preparedBare: number[] = [];
 for (let i = 0; i < RUNS; i++) {
@@ -72,11 +76,15 @@ for (let i = 0; i < RUNS; i++) {
   context.dispose();
   runtime.dispose();
   const preparing = performance.now();
-  const isolate = prepareIsolate(quickjs, lazyHl7, 1);
+  const isolate = prepareIsolate(quickjs, plain, 1);
   const freeing = performance.now();
   isolate.tryDispose();
   prepared.push(freeing - preparing);
   freed.push(performance.now() - freeing);
+  const preparingLazy = performance.now();
+  const lazyIsolate = prepareIsolate(quickjs, lazy, 4);
+  preparedLazy.push(performance.now() - preparingLazy);
+  lazyIsolate.tryDispose();
   const preparingHl7 = performance.now();
   const hl7Isolate = prepareIsolate(quickjs, eagerHl7, 2);
   preparedHl7.push(performance.now() - preparingHl7);
@@ -88,7 +96,8 @@ for (let i = 0; i < RUNS; i++) {
 }
 report('a QuickJS runtime and context made', contexts);
 report('an isolate prepared with no preludes', preparedBare);
-report('an isolate prepared as a worker prepares it', prepared);
+report('an isolate prepared for an echo bot', prepared);
+report('… for a bot that names a web global', preparedLazy);
 report('… with the HL7 classes compiled ahead', preparedHl7);
 report('an isolate freed', freed);
 

@@ -55,6 +55,8 @@ const PART_OF = new Map(
 export interface Evaluator {
   evaluate(source: string, filename: string): QuickJSHandle;
   check(result: VmCallResult<QuickJSHandle>): QuickJSHandle;
+  /** Makes ready what the client's code reads (the web platform's globals) before it loads. */
+  beforeClient(): void;
 }
 
 export class FhirClientParts {
@@ -94,6 +96,7 @@ export class FhirClientParts {
     if (methods) return methods;
     const { glue } = this;
     if (!this.core) {
+      this.evaluator.beforeClient();
       using baseUrl = this.vm.newString(this.baseUrl());
       using made = this.call(CORE, [this.host(), glue.errorType, baseUrl]);
       this.core = glue.read(made, 'core');

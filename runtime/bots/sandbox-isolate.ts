@@ -22,7 +22,7 @@ import type {
 import { ConsoleTail, installConsole } from './sandbox-console.js';
 import { installLocaleMethods } from './sandbox-locale.js';
 import { FhirClientParts } from './sandbox-fhir.js';
-import { HL7_CLASS, IsolateGlue, LAZY_LOADER } from './sandbox-glue.js';
+import { HL7_CLASS, IsolateGlue, LAZY_LOADER, type LazyGroup } from './sandbox-glue.js';
 import { commonJsWrapper, looksLikeModule } from './sandbox-helpers.js';
 import { HostCallQueue, type HostCaller } from './sandbox-host-calls.js';
 import { digest, intl, randomBytes, randomUUID, url } from './sandbox-natives.js';
@@ -117,6 +117,8 @@ class Execution implements PreparedIsolate {
   private readonly fhirClient: FhirClientParts;
   /** QuickJS's own toLocale…String methods (sandbox-locale.ts). */
   private localeOriginals: QuickJSHandle[] = [];
+  /** Lazy groups whose globals are defined when the client loads (sandbox-types.ts `Prelude`). */
+  private deferred: LazyGroup[] = [];
   /** The execution's `event.baseUrl`, for the client. */
   private baseUrl = '';
   /** `globalThis.__graphirReviveEvent` as the preludes left it, if a function. */
@@ -146,6 +148,7 @@ class Execution implements PreparedIsolate {
       {
         evaluate: (source, filename) => this.evaluate(source, filename),
         check: (result) => this.check(result),
+        beforeClient: () => this.defineDeferred(),
       },
       () => this.host!,
       () => this.baseUrl,
@@ -153,13 +156,13 @@ class Execution implements PreparedIsolate {
   }
 
   /**
-   * Sets the console, the `fhir` proxy and Date's and Number's locale methods, defines the lazy
-   * groups and evaluates the preludes' scripts, as one script (each evaluation has a fixed cost).
+   * Sets the console and the `fhir` proxy, defines the lazy groups not deferred with Date's and
+   * Number's locale methods, and evaluates the preludes' scripts, as one script (each evaluation
+   * has a fixed cost).
    */
   prepare(preludes: readonly Prelude[]): void {
     const { vm, glue } = this;
     installConsole(vm, glue, this.console);
-    this.localeOriginals = installLocaleMethods(vm, glue);
     const host = (this.host = vm.newObject());
     using call = vm.newFunction('call', (method, ...args) =>
       this.hostCall(vm.typeof(method) === 'string' ? vm.getString(method) : '', args),
@@ -169,18 +172,45 @@ class Execution implements PreparedIsolate {
     glue.freeze(host);
     this.fhir = glue.proxy(this.fhirClient);
     const groups = preludes.filter((prelude) => typeof prelude !== 'string');
-    const scripts = [glue.defineLazy(groups, host)];
+    this.deferred = groups.filter((group) => group.deferred);
+    const now = groups.filter((group) => !group.deferred);
+    const scripts = now.length > 0 ? [this.webPlatformScript(now)] : [];
     for (const prelude of preludes) if (typeof prelude === 'string') scripts.push(prelude);
     // Each prelude is a statement of its own.
-    try {
-      this.evaluate(scripts.join('\n;\n'), 'preludes.js').dispose();
-    } finally {
-      glue.takeGlobal(LAZY_LOADER).dispose();
-    }
+    if (scripts.length > 0) this.evaluateWithLoader(scripts.join('\n;\n'), 'preludes.js');
     this.revive = glue.globalFunction(REVIVE_EVENT);
     if (!groups.some((group) => group.globals.includes(HL7_CLASS))) {
       this.hl7Class = glue.globalFunction(HL7_CLASS);
     }
+  }
+
+  /**
+   * Installs Date's and Number's locale methods, which answer through the Intl group, and returns
+   * the script that defines `groups`' globals (IsolateGlue.defineLazy; evaluateWithLoader runs it).
+   */
+  private webPlatformScript(groups: readonly LazyGroup[]): string {
+    this.localeOriginals = installLocaleMethods(this.vm, this.glue);
+    return this.glue.defineLazy(groups, this.host!);
+  }
+
+  private evaluateWithLoader(script: string, filename: string): void {
+    try {
+      this.evaluate(script, filename).dispose();
+    } finally {
+      this.glue.takeGlobal(LAZY_LOADER).dispose();
+    }
+  }
+
+  /**
+   * The deferred groups, defined as the client first loads (its code uses URL, Blob…). The bot's
+   * code has run by then and may have changed the built-ins the definitions call: only its own
+   * isolate can be the worse for it.
+   */
+  private defineDeferred(): void {
+    if (this.deferred.length === 0) return;
+    const groups = this.deferred;
+    this.deferred = [];
+    this.evaluateWithLoader(this.webPlatformScript(groups), 'web-platform.js');
   }
 
   async run(request: RunMessage, callHost: HostCaller): Promise<WorkerOutcome> {

@@ -16,9 +16,13 @@ export type SandboxResult = (
  * order, after the lazy groups are defined); or a lazy group: `source` is an expression for a function
  * `(host) => ({ [global]: value, … })`, called on the first read of any of `globals`. Until a bot
  * reads one of them, a lazy group costs nothing, where a script costs its parsing in every
- * isolate (the Hl7Message class costs more to parse than a whole echo execution).
+ * isolate (the Hl7Message class costs more to parse than a whole echo execution). Defining a
+ * group's globals still costs a little in every isolate; a `deferred` group's are defined only
+ * when the `fhir` client's code first loads, which uses them (bot-preludes.ts says for which bots).
  */
-export type Prelude = string | { readonly globals: readonly string[]; readonly source: string };
+export type Prelude =
+  | string
+  | { readonly globals: readonly string[]; readonly source: string; readonly deferred?: boolean };
 
 /** Runs one `fhir.<method>(...args)` call of a bot on the main thread. */
 export type SandboxHost = (method: string, args: unknown[]) => Promise<unknown>;

@@ -56,10 +56,10 @@ const quickjs = newQuickJSWASMModuleFromVariant(
   newVariant(RELEASE_SYNC, { wasmMemory: boundedMemory(workerData?.memoryBytes) }),
 );
 /**
- * How many sets of preludes a worker keeps an isolate prepared for: the bot runner uses two
- * (with and without the Hl7Message class compiled), and an idle isolate holds a few hundred KB.
+ * How many sets of preludes a worker keeps an isolate prepared for: the bot runner uses three
+ * (bot-preludes.ts), and an idle isolate holds a few hundred KB.
  */
-const PREPARED_KINDS = 2;
+const PREPARED_KINDS = 3;
 
 const replies = new Map<number, (replyJson: string) => void>();
 let lastCallId = 0;
