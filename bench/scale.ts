@@ -9,6 +9,8 @@
  * SCALE_REQUESTS sets the timed requests per query (200); SCALE_KEEP=1 keeps the database and
  * prints its URL, to read plans with EXPLAIN ANALYZE afterwards; SCALE_DATABASE_URL=<that URL>
  * runs the Q-suite again on it without loading (after a migration, say: the server migrates it).
+ * SCALE_MIXED_SECONDS=600 then sends mixed load for that long (scale-mixed.ts), with the server's
+ * memory every minute.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ import { ROOT, buildOnce, clientToken, projectToken } from './bench-server.js';
 import { measure } from './measure.js';
 import { BIG_PROJECT, BUNDLE_ENTRIES, SMALL_PROJECTS } from './scale-dataset.js';
 import { IN_FLIGHT, loadResources, type LoadTarget } from './scale-load.js';
+import { mixedLoad } from './scale-mixed.js';
 import { SCALE_QUERIES, type ScaleIds, type ScaleRequest } from './scale-queries.js';
 import { collectGarbage, residentBytes, serverMemory, spawnServer } from './server-processes.js';
 import type { Database } from '../runtime/store/database.js';
@@ -31,6 +34,7 @@ const PROJECT_NAME = 'Scale';
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 
 const REUSED_URL = process.env.SCALE_DATABASE_URL;
+const MIXED_SECONDS = Number(process.env.SCALE_MIXED_SECONDS ?? 0);
 
 buildOnce();
 const dir = mkdtempSync(join(tmpdir(), 'graphir-scale-'));
@@ -59,8 +63,9 @@ try {
     );
     console.log(`\n${rows[0].count.toLocaleString('en')} resources, loaded before`);
     await runQSuite(target);
+    await runMixedLoad(target);
   } else {
-    await loadAndMeasure(root);
+    await runMixedLoad(await loadAndMeasure(root));
   }
   if (KEEP && !REUSED_URL) console.log(`\nThe database is kept: ${database.url}`);
 } finally {
@@ -71,7 +76,7 @@ try {
 }
 
 /** Loads the steps one after the other; after each, its figures and the Q-suite's. */
-async function loadAndMeasure(root: string): Promise<void> {
+async function loadAndMeasure(root: string): Promise<LoadTarget> {
   const tokens: string[] = [];
   for (let project = 0; project <= SMALL_PROJECTS; project++)
     tokens.push(await projectToken(server.url, root, `${PROJECT_NAME} ${project}`));
@@ -96,6 +101,29 @@ async function loadAndMeasure(root: string): Promise<void> {
     );
     await runQSuite(target);
   }
+  return target;
+}
+
+async function runMixedLoad(target: LoadTarget): Promise<void> {
+  if (MIXED_SECONDS <= 0) return;
+  console.log(`\nMixed load for ${MIXED_SECONDS} s (scale-mixed.ts):`);
+  await mixedLoad({
+    target,
+    ids: await scaleIds(target),
+    seconds: MIXED_SECONDS,
+    send: (request) => send(target, request),
+    report: async (elapsed, requests) => {
+      const memory = await serverMemory(server);
+      console.log(
+        `  ${elapsed.toFixed(0).padStart(4)} s: ${requests} requests (${(requests / elapsed).toFixed(0)}/s); server RSS ${megabytes(memory.rss)}, V8 heap ${megabytes(memory.heapUsed ?? 0)} used of ${megabytes(memory.heapTotal ?? 0)}`,
+      );
+    },
+  });
+  await collectGarbage(server);
+  const live = await serverMemory(server);
+  console.log(
+    `  after a full garbage collection: RSS ${megabytes(live.rss)}, heap ${megabytes(live.heapUsed ?? 0)} used`,
+  );
 }
 
 async function runQSuite(target: LoadTarget): Promise<void> {
