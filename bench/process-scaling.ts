@@ -4,12 +4,13 @@
  * database of its own loaded with the same synthetic data set, and all kept running. Then Q1
  * (GraphQL `Patient(id:)`) and a REST read by id (`GET Patient/{id}`) at concurrency 16, the
  * servers measured in ABBA order (A B B A, repeated), since a shared machine drifts; medians of
- * the rounds.
+ * the rounds, with where the machine's CPU went during them (cpu-shares.ts).
  */
 import type { BenchServer } from './bench-server.js';
 import { startBenchServer } from './bench-server.js';
 import { QUERIES, type Ids } from './graphql-query-set.js';
 import type { LoadClient, LoadRequest } from './load-client.js';
+import { cpuShares, formatShares, readCpu, type CpuShares } from './cpu-shares.js';
 import { percentile } from './measure.js';
 
 const CONCURRENCY = 16;
@@ -32,6 +33,7 @@ export interface ScalingDeps {
 interface Measured {
   readonly rps: number[];
   readonly p50: number[];
+  readonly cpu: CpuShares[];
 }
 
 export async function compareProcesses(
@@ -68,18 +70,27 @@ export async function compareProcesses(
       for (let index = 0; index < servers.length; index++) await measure(index, name, deps.warmup);
       const order = abba(servers.length, BLOCKS);
       for (const index of order) {
+        const before = readCpu();
         const figures = await measure(index, name, deps.requests);
+        const cpu = cpuShares(before, readCpu(), [servers[index].server.pid]);
         const key = `${name}|${index}`;
-        const measured = results.get(key) ?? { rps: [], p50: [] };
+        const measured = results.get(key) ?? { rps: [], p50: [], cpu: [] };
         measured.rps.push(figures.rps);
         measured.p50.push(figures.p50);
+        measured.cpu.push(cpu);
         results.set(key, measured);
       }
       for (let index = 0; index < servers.length; index++) {
-        const { rps, p50 } = results.get(`${name}|${index}`)!;
+        const { rps, p50, cpu } = results.get(`${name}|${index}`)!;
         const median = (values: number[]) => percentile(values, 50);
+        const shares = Object.fromEntries(
+          (Object.keys(cpu[0]) as (keyof CpuShares)[]).map((key) => [
+            key,
+            median(cpu.map((round) => round[key])),
+          ]),
+        ) as unknown as CpuShares;
         console.log(
-          `postgres c=${CONCURRENCY} ${name}, ${servers[index].processes} process(es): ${median(rps).toFixed(0)} req/s, p50 ${median(p50).toFixed(2)} ms (medians of ${rps.length} rounds; req/s ${rps.map((value) => value.toFixed(0)).join(', ')})`,
+          `postgres c=${CONCURRENCY} ${name}, ${servers[index].processes} process(es): ${median(rps).toFixed(0)} req/s, p50 ${median(p50).toFixed(2)} ms (medians of ${rps.length} rounds; req/s ${rps.map((value) => value.toFixed(0)).join(', ')}); ${formatShares(shares)}`,
         );
       }
     }
