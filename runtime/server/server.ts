@@ -31,7 +31,7 @@ const KEEP_ALIVE_MS = 65_000;
 
 export interface RunningServer {
   readonly url: string;
-  /** Resolves when work that follows responses (AuditEvents, statistics) is done. */
+  /** Resolves when work that follows responses (AuditEvents, statistics, folding counts) is done. */
   settled(): Promise<void>;
   readonly db: Database;
   readonly store: ResourceStore;
@@ -120,6 +120,7 @@ export async function startServer(
     settled: async () => {
       await audit.settled();
       await store.statistics.settled();
+      await store.tokenCounts.settled();
     },
     close: async ({ graceMs = 0 } = {}) => {
       await closeGracefully(server, graceMs);
@@ -129,6 +130,7 @@ export async function startServer(
       await egress.close();
       await audit.settled();
       await store.statistics.settled();
+      await store.tokenCounts.settled();
       if (!options.db) await db.close();
     },
   };

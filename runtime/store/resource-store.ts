@@ -13,6 +13,7 @@ import type { Database, Queryable, Transaction } from './database.js';
 import { ResourceCache } from './resource-cache.js';
 import { CurrentReads, type CurrentRow } from './current-reads.js';
 import { StatisticsKeeper } from './statistics.js';
+import { TokenCountCompactor } from './token-count-compaction.js';
 import { resourceKey } from './resource-keys.js';
 import { writeAll, type PreparedWrite } from './write-versions.js';
 import type {
@@ -39,6 +40,8 @@ export interface StoredVersion {
 
 export class ResourceStore {
   readonly statistics: StatisticsKeeper;
+  /** Folds the kept token counts' delta rows (token-count-compaction.ts). */
+  readonly tokenCounts: TokenCountCompactor;
   /** Contents of the versions searches found (version-contents.ts). */
   private readonly contents = new VersionContents();
   private readonly cache: ResourceCache;
@@ -49,6 +52,7 @@ export class ResourceStore {
     private readonly hooks: WriteHooks = {},
   ) {
     this.statistics = new StatisticsKeeper(db);
+    this.tokenCounts = new TokenCountCompactor(db);
     const currentReads = new CurrentReads(db);
     this.cache = new ResourceCache(db, (projectId, keys) => currentReads.read(projectId, keys));
   }
@@ -164,6 +168,7 @@ export class ResourceStore {
     // Counted when the caller's transaction is still open too: an ANALYZE that runs before its
     // commit only sees older rows, and the next write brings the statistics up to date.
     this.statistics.written(results.length * ROWS_PER_RESOURCE);
+    this.tokenCounts.written(projectId);
     return results;
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The search index of a set of resources, as parts of one SQL statement: one DELETE per index
- * table for the resources that had an earlier version, one INSERT per table for all new values.
- * Every row carries the version it indexes and that version's last update: searches page by them
- * without reading resource rows (search-sql.ts).
+ * table for the resources that had an earlier version, one INSERT per table for all new values,
+ * and the changes of the kept token counts those make (token-count-writes.ts). Every row carries
+ * the version it indexes and that version's last update: searches page by them without reading
+ * resource rows (search-sql.ts).
  */
 import type { SearchIndexRows } from '../search/search-index.js';
 import { resourceKeysCondition } from './resource-keys.js';
+import { COUNTED_COLUMNS, tokenCountDeltas } from './token-count-writes.js';
 
 export interface IndexEntry {
   readonly resourceType: string;
@@ -21,6 +23,8 @@ export interface IndexEntry {
 interface TableColumns {
   readonly table: string;
   readonly columns: Readonly<Record<string, [string, string]>>;
+  /** Whose rows the kept counts count (migrations/014): they are kept in step here. */
+  readonly counted?: true;
 }
 
 /** Each index table's value columns, as the JSON rows carry them and as SQL types them. */
@@ -32,6 +36,7 @@ const TABLES: Readonly<Record<keyof SearchIndexRows, TableColumns>> = {
   token: {
     table: 'search_token',
     columns: { system: ['system', 'text'], value: ['value', 'text'], text: ['text', 'text'] },
+    counted: true,
   },
   reference: {
     table: 'search_reference',
@@ -57,7 +62,8 @@ const TABLES: Readonly<Record<keyof SearchIndexRows, TableColumns>> = {
  * Data-modifying CTEs (`name AS (DELETE …)`, `name AS (INSERT …)`) that replace the search index
  * of `entries`, for the caller to put in one statement with the version rows; their parameters
  * are appended to `values`. In one statement every part sees the same snapshot, so each DELETE
- * removes only the earlier rows, never the ones inserted beside it. `project` is the placeholder
+ * removes only the earlier rows, never the ones inserted beside it; the rows of a counted table
+ * that the DELETE and the INSERT return are what its counts change by. `project` is the placeholder
  * of the project id's parameter (e.g. `$2`); `lastUpdated` is the versions' last update, the same
  * for every resource of one write.
  */
@@ -72,17 +78,21 @@ export function searchIndexWrites(
   // A parameter only when some row uses it: PostgreSQL cannot type one that nothing references.
   let lastUpdatedParam: string | undefined;
   const lastUpdatedOnce = () => (lastUpdatedParam ??= `$${values.push(lastUpdated)}`);
-  for (const [kind, { table }] of Object.entries(TABLES) as [
+  for (const [kind, { table, counted }] of Object.entries(TABLES) as [
     keyof SearchIndexRows,
     TableColumns,
   ][]) {
-    if (replaced.length > 0) {
+    const returning = counted ? ` RETURNING ${COUNTED_COLUMNS}` : '';
+    const deleted = replaced.length > 0 ? `delete_${kind}` : undefined;
+    if (deleted) {
       ctes.push(
-        `delete_${kind} AS (DELETE FROM ${table} s WHERE s.project_id = ${project}::text AND ${resourceKeysCondition('s', replaced, values)})`,
+        `${deleted} AS (DELETE FROM ${table} s WHERE s.project_id = ${project}::text AND ${resourceKeysCondition('s', replaced, values)}${returning})`,
       );
     }
     const insert = insertRows(kind, entries, values, project, lastUpdatedOnce);
-    if (insert) ctes.push(`insert_${kind} AS (${insert})`);
+    const inserted = insert ? `insert_${kind}` : undefined;
+    if (inserted) ctes.push(`${inserted} AS (${insert}${returning})`);
+    if (counted) ctes.push(...tokenCountDeltas(project, { deleted, inserted }));
   }
   return ctes;
 }

@@ -19,6 +19,7 @@ import {
   type SqlContext,
 } from './search-sql-params.js';
 import type { SearchQuery, SortKey } from './search-query.js';
+import { keptTokenCount } from './search-sql-token-count.js';
 
 export { UnsupportedSearchError } from './search-sql-params.js';
 
@@ -90,8 +91,9 @@ function lastUpdatedOrder(sort: readonly SortKey[]): 'ASC' | 'DESC' | undefined 
 }
 
 /**
- * SELECT count(*) AS total (an integer) of the resources buildSearchQuery matches, on all pages;
- * from the index rows alone when every criterion is an index match (see pageFromIndex).
+ * SELECT count(*) AS total (an integer) of the resources buildSearchQuery matches, on all pages:
+ * from the counts kept for a search by one token value (search-sql-token-count.ts); else from
+ * the index rows alone when every criterion is an index match (see pageFromIndex).
  */
 export function buildCountQuery(
   projectId: string,
@@ -99,6 +101,8 @@ export function buildCountQuery(
   criteria: readonly SearchCriterion[],
 ): SqlQuery {
   const context = searchContext(projectId, definition);
+  const kept = keptTokenCount(context, definition, criteria);
+  if (kept) return { text: kept, values: context.params.values };
   const { conditions, matches } = splitCriteria(context, definition, criteria);
   if (indexAnswers(conditions, matches)) {
     const ids = idsMatchingAll(context, matches);

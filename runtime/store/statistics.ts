@@ -19,6 +19,7 @@ const TABLES = [
   'search_number',
   'search_quantity',
   'search_uri',
+  'search_token_count',
 ];
 const MIN_ROWS = 500;
 /** The tables' rows as the planner last counted them (never-analyzed tables count 0). */

@@ -30,6 +30,7 @@ const DISTRIBUTED: Record<string, string> = {
   search_number: 'project_id',
   search_quantity: 'project_id',
   search_uri: 'project_id',
+  search_token_count: 'project_id',
   project_secret: 'project_id',
 };
 /** Copied whole to every node: small, and read by what knows no project yet (docs/scale-out.md). */
@@ -456,5 +457,7 @@ async function workload(server: TestServer): Promise<void> {
   await ok(server.fhir(`/Bot/${botId}/$execute`, { method: 'POST', body: {} }));
   await ok(server.fhir('/Bot/$execute?identifier=urn:bots|shard', { method: 'POST', body: {} }));
   await waitForTask(server, await executeLater(server, botId, {}));
+  // What the server does in the background after enough writes.
+  await server.store.tokenCounts.fold(projectId);
   await server.settled();
 }

@@ -1,7 +1,9 @@
 /**
  * Search SQL against real databases: PGlite always, PostgreSQL too when
  * GRAPHIR_TEST_DATABASE_URL is set (in a fresh schema, dropped afterwards). The data set is
- * inserted by hand, index rows included, so these tests depend only on the SQL builders.
+ * inserted by hand, index rows included, so these tests depend only on the SQL builders; the
+ * kept token counts come from migration 014's backfill of those rows, as on a database that held
+ * them before it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
@@ -25,23 +27,30 @@ import { successor } from '../../runtime/store/search-sql-criteria.js';
 
 /** Every migration, in name order, as the server applies them. */
 const MIGRATIONS_DIR = new URL('../../runtime/store/migrations/', import.meta.url);
-const MIGRATIONS = readdirSync(MIGRATIONS_DIR)
+const MIGRATION_NAMES = readdirSync(MIGRATIONS_DIR)
   .filter((name) => name.endsWith('.sql'))
-  .sort()
-  .map((name) => readFileSync(new URL(name, MIGRATIONS_DIR), 'utf8'));
+  .sort();
+const TOKEN_COUNTS = '014-token-counts.sql';
+const migrations = (names: string[]) =>
+  names.map((name) => readFileSync(new URL(name, MIGRATIONS_DIR), 'utf8'));
+/** The migrations before the data set is inserted, and those after it. */
+const BEFORE_SEED = migrations(MIGRATION_NAMES.filter((name) => name < TOKEN_COUNTS));
+const AFTER_SEED = migrations(MIGRATION_NAMES.filter((name) => name >= TOKEN_COUNTS));
 
 type Row = Record<string, unknown>;
 
 interface TestDatabase {
   query(query: SqlQuery): Promise<Row[]>;
+  /** Runs a migration's statements. */
+  exec(sql: string): Promise<void>;
   close(): Promise<void>;
 }
 
 async function openPglite(): Promise<TestDatabase> {
   const db = await PGlite.create();
-  for (const migration of MIGRATIONS) await db.exec(migration);
   return {
     query: async ({ text, values }) => (await db.query<Row>(text, [...values])).rows,
+    exec: async (sql) => void (await db.exec(sql)),
     close: () => db.close(),
   };
 }
@@ -52,9 +61,9 @@ async function openPostgres(url: string): Promise<TestDatabase> {
   const schema = `search_sql_test_${process.pid}_${Date.now()}`;
   await client.query(`CREATE SCHEMA ${schema}`);
   await client.query(`SET search_path TO ${schema}`);
-  for (const migration of MIGRATIONS) await client.query(migration);
   return {
     query: async ({ text, values }) => (await client.query<Row>(text, [...values])).rows,
+    exec: async (sql) => void (await client.query(sql)),
     close: async () => {
       await client.query(`DROP SCHEMA ${schema} CASCADE`);
       await client.end();
@@ -722,9 +731,11 @@ describe.each(databases)('search SQL on %s', (_name, open) => {
 
   beforeAll(async () => {
     db = await open();
+    for (const migration of BEFORE_SEED) await db.exec(migration);
     for (const seed of [...PATIENTS, ...OBSERVATIONS, ...RISK_ASSESSMENTS, ...OTHERS]) {
       await insert(db, seed);
     }
+    for (const migration of AFTER_SEED) await db.exec(migration);
   });
 
   afterAll(async () => {
@@ -791,6 +802,27 @@ describe.each(databases)('search SQL on %s', (_name, open) => {
       { total: 4 },
     ]);
     expect(count('name=e&_id=pat-eve').text).toMatch(/FROM resource r\b/);
+  });
+
+  it('counts one token value from the kept counts, and nothing else', () => {
+    const definition = loadSearchDefinition('Patient');
+    const kept = (query: string) =>
+      /FROM search_token_count\b/.test(
+        buildCountQuery('p1', definition, criteria('Patient', query)).text,
+      );
+    for (const query of ['gender=female', `gender=${GENDER}|female`, 'identifier=|789'])
+      expect(kept(query), query).toBe(true);
+    for (const query of [
+      'gender=female,male',
+      'gender=female&active=true',
+      'gender:not=female',
+      'gender:missing=true',
+      `gender=${GENDER}|`,
+      'identifier:text=medical',
+      '_id=pat-eve',
+      'name=eve',
+    ])
+      expect(kept(query), query).toBe(false);
   });
 
   it('reads every match to sort by anything else, or to check a condition on the resource', () => {
