@@ -1,7 +1,8 @@
 /**
  * What the engines' errors mean to a client. Some say the database is out of reach (503: the same
- * request may succeed later); some say the request holds what no column can store (its fault,
- * 400 or 422); the rest are internal errors, passed on as they came.
+ * request may succeed later); some that it clashed with another request (409: sent again, it
+ * succeeds); some that the request holds what no column can store (its fault, 400 or 422); the
+ * rest are internal errors, passed on as they came.
  */
 import pg from 'pg';
 import { FhirError, fhirError } from '../model/fhir-error.js';
@@ -45,6 +46,12 @@ const UNSTORABLE_TEXT_STATES = new Set(['22021', '22P05']);
  * cannot index, which FHIR answers with 422.
  */
 const PROGRAM_LIMIT_EXCEEDED = '54000';
+/**
+ * deadlock_detected and serialization_failure: PostgreSQL ended this transaction because of
+ * another one running at the same time. Nothing is wrong with the request; sent again, it
+ * succeeds.
+ */
+const CLASHED_STATES = new Set(['40P01', '40001']);
 
 /** `error` as a FhirError when it means something to the client; else as it came. */
 export function classifyDatabaseError(error: unknown): unknown {
@@ -52,6 +59,8 @@ export function classifyDatabaseError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === PROGRAM_LIMIT_EXCEEDED)
     return fhirError(422, 'too-costly', 'A searchable value is too long for the search index');
+  if (typeof code === 'string' && CLASHED_STATES.has(code))
+    return fhirError(409, 'transient', 'The request clashed with another at the same time; retry');
   if (typeof code === 'string' && UNSTORABLE_TEXT_STATES.has(code))
     return fhirError(400, 'invalid', 'The request holds U+0000, which no value here can contain');
   const outOfReach =

@@ -198,7 +198,9 @@ const VERSION_COLUMNS =
  * Current rows, history rows and the search index, in one statement (one round trip to the
  * database, and the version JSON parsed once for both tables), kept prepared once it recurs. A
  * new resource that another transaction created meanwhile (two PUTs to one new id) is refused
- * with 409 rather than overwritten; the transaction then rolls back, index rows included.
+ * with 409 rather than overwritten; the transaction then rolls back, index rows included. When
+ * that other transaction committed while this statement ran, its history row is there first:
+ * the history's key refuses the same version twice (unique_violation), and that is the same 409.
  */
 async function storeVersions(
   tx: Queryable,
@@ -209,8 +211,9 @@ async function storeVersions(
 ): Promise<void> {
   const values: unknown[] = [JSON.stringify(rows), projectId];
   const indexWrites = searchIndexWrites('$2', lastUpdated, index, values);
-  const { rows: stored } = await tx.query<{ stored: number; expected: number }>(
-    `WITH x AS (SELECT $2::text AS project_id, * FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})),
+  const { rows: stored } = await tx
+    .query<{ stored: number; expected: number }>(
+      `WITH x AS (SELECT $2::text AS project_id, * FROM jsonb_to_recordset($1::jsonb) AS x(${VERSION_COLUMNS})),
      current AS (
        INSERT INTO resource AS r (project_id, resource_type, id, version_id, last_updated, deleted, content)
        SELECT project_id, resource_type, id, version_id, last_updated, deleted, content FROM x
@@ -226,17 +229,25 @@ async function storeVersions(
      )
      ${indexWrites.map((cte) => `, ${cte}`).join('\n     ')}
      SELECT (SELECT count(*) FROM current)::integer AS stored`,
-    values,
-    // Its text depends only on which index tables get rows (and for updates on how many types
-    // are replaced): the same few texts recur. Parsing and planning it is most of a lone
-    // write's cost on PGlite.
-    { prepared: 'recurring' },
+      values,
+      // Its text depends only on which index tables get rows (and for updates on how many types
+      // are replaced): the same few texts recur. Parsing and planning it is most of a lone
+      // write's cost on PGlite.
+      { prepared: 'recurring' },
+    )
+    .catch((error: unknown) => {
+      throw (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION ? writeClash() : error;
+    });
+  if (stored[0].stored !== rows.length) throw writeClash();
+}
+
+/** SQLSTATE of a key that exists already. */
+const UNIQUE_VIOLATION = '23505';
+
+function writeClash() {
+  return fhirError(
+    409,
+    'conflict',
+    'Another request wrote the same resource at the same time; retry',
   );
-  if (stored[0].stored !== rows.length) {
-    throw fhirError(
-      409,
-      'conflict',
-      'Another request wrote the same resource at the same time; retry',
-    );
-  }
 }
