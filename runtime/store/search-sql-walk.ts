@@ -13,7 +13,9 @@
  *   in, a rare code, one patient's Observations);
  * - the walk probes at most WALK_PER_PAGE_ROW resources per resource of the page: reaching that
  *   bound short of a full page means the other criteria match fewer walked resources than that,
- *   and the join answers after it.
+ *   and the join answers after it;
+ * - the walk goes past a first sample only when some of the sample matched: criteria each common
+ *   but seldom together stop it there rather than at its bound.
  */
 import type { IndexMatch } from './search-sql-criteria.js';
 import { indexRows, type SqlContext } from './search-sql-params.js';
@@ -38,8 +40,8 @@ export const MAX_WALKED_PAGE_END = 100;
  * than 2 says the other criteria together are rarer than that (a given name and a family name,
  * each common, seldom together), so that the walk would reach its bound.
  */
-const WALK_SAMPLE = 64;
-const WALK_SAMPLE_MATCHES = 2;
+export const WALK_SAMPLE = 64;
+export const WALK_SAMPLE_MATCHES = 2;
 
 export interface Walk {
   /** The criterion whose rows are walked in the page's order. */
@@ -93,6 +95,11 @@ export function walkedRows(
   const sampleMatches = params.add(WALK_SAMPLE_MATCHES, 'bigint');
   const probes = probed.map((match) => probe(context, match)).join(' AND ');
   const walkedValue = `${indexRows(context, 'token', walked.code, null)} AND (${walked.condition})`;
+  const sampleMatched = `(SELECT count(*) FROM sampled) >= ${sampleMatches}`;
+  // Every row of the walked value probed: fewer than the bound, and past the sample if any.
+  const probedAll =
+    `(SELECT count(*) FROM walked) < ${bound}` +
+    ` AND ((SELECT count(*) FROM walked) <= ${sample} OR ${sampleMatched})`;
   const ctes = {
     probed_common: `SELECT ${probed.map((match) => hasRows(context, match, bound)).join(' AND ')} AS yes`,
     // Grouped in the page's order, as the index gives it, so that the groups come as walked.
@@ -103,11 +110,10 @@ export function walkedRows(
     sampled: `SELECT w.* FROM (SELECT * FROM walked LIMIT ${sample}) w WHERE ${probes} LIMIT ${end}`,
     found:
       `SELECT * FROM sampled UNION ALL (SELECT w.* FROM (SELECT * FROM walked OFFSET ${sample}) w` +
-      ` WHERE (SELECT count(*) FROM sampled) >= ${sampleMatches} AND ${probes}) LIMIT ${end}`,
+      ` WHERE ${sampleMatched} AND ${probes}) LIMIT ${end}`,
     walk:
-      `SELECT (SELECT yes FROM probed_common) AND ((SELECT count(*) FROM found) = ${end}` +
-      ` OR ((SELECT count(*) FROM walked) < ${bound} AND ((SELECT count(*) FROM walked) <= ${sample}` +
-      ` OR (SELECT count(*) FROM sampled) >= ${sampleMatches}))) AS answers`,
+      `SELECT (SELECT yes FROM probed_common)` +
+      ` AND ((SELECT count(*) FROM found) = ${end} OR (${probedAll})) AS answers`,
   };
   const withClause = `WITH ${Object.entries(ctes)
     .map(([name, query]) => `${name} AS MATERIALIZED (${query})`)
@@ -127,8 +133,8 @@ function hasRows(context: SqlContext, match: IndexMatch, bound: string): string 
 
 /**
  * Whether walked resource `w` has a row meeting `match`, run once per walked resource: OFFSET 0
- * keeps PostgreSQL from turning the EXISTS into a semi join, which it would plan as the join
- * the walk replaces.
+ * keeps PostgreSQL from turning the EXISTS into a semi join, which it would plan as the join the
+ * walk replaces, and which would not keep the walked rows' order that `found`'s LIMIT relies on.
  */
 function probe(context: SqlContext, match: IndexMatch): string {
   const rows = `SELECT 1 ${indexRows(context, match.type, match.code, 'w.id')} AND (${match.condition})`;
