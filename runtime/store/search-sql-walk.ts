@@ -18,7 +18,7 @@
  *   but seldom together stop it there rather than at its bound.
  */
 import type { IndexMatch } from './search-sql-criteria.js';
-import { indexRows, type SqlContext } from './search-sql-params.js';
+import { INDEX_TABLES, indexRows, type SqlContext } from './search-sql-params.js';
 
 /**
  * The walk's bound, in resources probed per resource of the page (its offset included). Each
@@ -132,11 +132,19 @@ function hasRows(context: SqlContext, match: IndexMatch, bound: string): string 
 }
 
 /**
- * Whether walked resource `w` has a row meeting `match`, run once per walked resource: OFFSET 0
- * keeps PostgreSQL from turning the EXISTS into a semi join, which it would plan as the join the
- * walk replaces, and which would not keep the walked rows' order that `found`'s LIMIT relies on.
+ * Whether walked resource `w` has a row meeting `match`, run once per walked resource. Each OFFSET 0
+ * is a fence PostgreSQL plans around: the outer one keeps it from turning the EXISTS into a semi
+ * join (which it would plan as the join the walk replaces, and which would not keep the walked
+ * rows' order that `found`'s LIMIT relies on); the inner one keeps the match's condition out of
+ * the scan, which then reads the resource's rows by id. Given the condition, a kept (generic)
+ * plan expects a handful of rows for any value and scans the value's rows for the id instead:
+ * every row of a common city, for each walked resource.
  */
 function probe(context: SqlContext, match: IndexMatch): string {
-  const rows = `SELECT 1 ${indexRows(context, match.type, match.code, 'w.id')} AND (${match.condition})`;
-  return `EXISTS (${rows} OFFSET 0)`;
+  const { params, project, resourceType } = context;
+  const resourceRows =
+    `SELECT * FROM ${INDEX_TABLES[match.type]} i` +
+    ` WHERE i.project_id = ${project} AND i.resource_type = ${resourceType} AND i.id = w.id OFFSET 0`;
+  const code = params.add(match.code, 'text');
+  return `EXISTS (SELECT 1 FROM (${resourceRows}) i WHERE i.code = ${code} AND (${match.condition}) OFFSET 0)`;
 }

@@ -3,7 +3,7 @@
  * for tests of how much a search reads, and of which source answered a walked page
  * (runtime/store/search-sql-walk.ts).
  */
-import type { Queryable } from '../../runtime/store/database.js';
+import type { Database, Queryable } from '../../runtime/store/database.js';
 import type { SqlQuery } from '../../runtime/store/search-sql.js';
 
 export interface PlanNode {
@@ -20,12 +20,35 @@ export interface PlanNode {
   readonly Plans?: PlanNode[];
 }
 
+type ExplainRows = { rows: { 'QUERY PLAN': [{ Plan: PlanNode }] | string }[] };
+
 /** The plan `query` ran with, run once. */
 export async function explain(db: Queryable, query: SqlQuery): Promise<PlanNode> {
-  const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] | string }>(
-    `EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`,
-    query.values,
-  );
+  return planOf(await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`, query.values));
+}
+
+/**
+ * The plan `query` ran with as a prepared statement's kept plan, made without its values (the
+ * generic plan PostgreSQL keeps after a few runs), run once.
+ */
+export async function explainKept(db: Database, query: SqlQuery): Promise<PlanNode> {
+  return db.transaction(async (tx) => {
+    await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+    await tx.query(`PREPARE kept_plan AS ${query.text}`);
+    // EXECUTE takes its arguments as literals: a search's are texts and integers.
+    const args = query.values.map((v) =>
+      typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`,
+    );
+    const plan = planOf(
+      await tx.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE kept_plan(${args.join(', ')})`),
+    );
+    await tx.query('DEALLOCATE kept_plan');
+    return plan;
+  });
+}
+
+/** EXPLAIN's JSON, parsed by PGlite or not by pg. */
+function planOf({ rows }: ExplainRows): PlanNode {
   const json = rows[0]['QUERY PLAN'];
   return (typeof json === 'string' ? JSON.parse(json) : json)[0].Plan;
 }
