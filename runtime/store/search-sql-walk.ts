@@ -14,8 +14,8 @@
  * - the walk probes at most WALK_PER_PAGE_ROW resources per resource of the page: reaching that
  *   bound short of a full page means the other criteria match fewer walked resources than that,
  *   and the join answers after it;
- * - the walk goes past a first sample only when some of the sample matched: criteria each common
- *   but seldom together stop it there rather than at its bound.
+ * - the walk goes past a first sample only when the sample matched at that rate: criteria each
+ *   common but seldom together stop it there rather than at its bound.
  */
 import type { IndexMatch } from './search-sql-criteria.js';
 import { INDEX_TABLES, indexRows, type SqlContext } from './search-sql-params.js';
@@ -36,12 +36,13 @@ export const MAX_WALKED_PAGE_END = 100;
 
 /**
  * The walk goes past its first WALK_SAMPLE resources only when at least WALK_SAMPLE_MATCHES of
- * them matched: at the rate the bound allows (1 in WALK_PER_PAGE_ROW) about 4 would, and fewer
- * than 2 says the other criteria together are rarer than that (a given name and a family name,
- * each common, seldom together), so that the walk would reach its bound.
+ * them matched: the rate at which the page fills within the bound (1 in WALK_PER_PAGE_ROW). At a
+ * lower rate the walk would most likely reach its bound and then leave the page to the join, as
+ * where criteria each common are seldom together (a given name and a family name); it stops
+ * after the sample instead.
  */
 export const WALK_SAMPLE = 64;
-export const WALK_SAMPLE_MATCHES = 2;
+export const WALK_SAMPLE_MATCHES = WALK_SAMPLE / WALK_PER_PAGE_ROW;
 
 export interface Walk {
   /** The criterion whose rows are walked in the page's order. */

@@ -31,12 +31,12 @@ interface Patient {
 
 /**
  * Male at rank r among the males, newest first (the walk's order for gender=male). With pages of
- * 5 (a walk of at most 80 males, its first 64 a sample): Boston every third; Denver 2 in the
- * sample and none after it within the bound, then 11 more; Rareville too rare to walk for;
- * Springfield none among the newest, one old.
+ * 5 (a walk of at most 80 males, its first 64 a sample that must match 4 times): Boston every
+ * third; Denver 4 in the sample and none after it within the bound, then 11 more; Rareville too
+ * rare to walk for; Springfield none among the newest, one old.
  */
 function maleCity(rank: number): string {
-  if (rank === 2 || rank === 29 || (rank >= 99 && rank < 110)) return 'Denver';
+  if ([2, 10, 29, 50].includes(rank) || (rank >= 99 && rank < 110)) return 'Denver';
   if (rank === 150 || rank === 151) return 'Rareville';
   if (rank === 190) return 'Springfield';
   return rank % 3 === 0 ? 'Boston' : 'Austin';
