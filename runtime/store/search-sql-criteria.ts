@@ -65,6 +65,11 @@ export interface IndexMatch {
   readonly type: IndexedType;
   readonly code: string;
   readonly condition: string;
+  /**
+   * Whether the match is one token code (`code`, `system|code` or `|code`): its rows are one
+   * value's, which search_token_recent (migrations/013) holds in last-update order.
+   */
+  readonly oneTokenValue: boolean;
 }
 
 /**
@@ -92,7 +97,12 @@ export function criterionSql(
   }
   const match = matcher(type, criterion);
   const alternatives = criterion.values.map((value) => match(context.params, value));
-  return { match: { type, code: criterion.code, condition: anyOf(alternatives) } };
+  const oneTokenValue =
+    type === 'token' &&
+    criterion.modifier === undefined &&
+    criterion.values.length === 1 &&
+    as(criterion.values[0], 'token').code !== undefined;
+  return { match: { type, code: criterion.code, condition: anyOf(alternatives), oneTokenValue } };
 }
 
 function matcher(type: IndexedType, criterion: ValueCriterion): Matcher {

@@ -11,6 +11,7 @@
 import type { SearchCriterion } from '../search/parse-search-arguments.js';
 import type { ResourceSearchDefinition } from '../model/search-definition.js';
 import { criterionSql, indexedParameter, type IndexMatch } from './search-sql-criteria.js';
+import { chooseWalk, walkedRows } from './search-sql-walk.js';
 import {
   indexExists,
   indexRows,
@@ -64,6 +65,8 @@ export function buildSearchQuery(
  * versions (write-versions.ts), written with them, so the order, the page and the versions are
  * those of the resources. The GROUP BY lists the page's order first, so that an index in that
  * order (migrations/013) gives the groups in page order and the page stops at its last row.
+ * Several criteria, one of them a token value, are walked in that order where the walk can pay
+ * (search-sql-walk.ts).
  */
 function pageFromIndex(
   context: SqlContext,
@@ -71,13 +74,19 @@ function pageFromIndex(
   direction: 'ASC' | 'DESC',
   options: SearchSqlOptions,
 ): SqlQuery {
+  const count = pageNumber('count', options.count);
+  const offset = pageNumber('offset', options.offset);
   const ids = idsMatchingAll(context, matches, true);
-  const limit = context.params.add(pageNumber('count', options.count), 'bigint');
-  const offset = context.params.add(pageNumber('offset', options.offset), 'bigint');
+  const walk = chooseWalk(matches, count, offset + count);
+  const source = walk
+    ? walkedRows(context, walk, direction, offset + count, ids)
+    : { with: '', rows: ids };
+  const limit = context.params.add(count, 'bigint');
+  const offsetParam = context.params.add(offset, 'bigint');
   const text =
-    `SELECT ${context.resourceType} AS resource_type, m.id, m.version_id FROM (${ids}) m\n` +
+    `${source.with}SELECT ${context.resourceType} AS resource_type, m.id, m.version_id FROM (${source.rows}) m\n` +
     `GROUP BY m.last_updated, m.id, m.version_id\n` +
-    `ORDER BY m.last_updated ${direction}, m.id COLLATE "C" LIMIT ${limit} OFFSET ${offset}`;
+    `ORDER BY m.last_updated ${direction}, m.id COLLATE "C" LIMIT ${limit} OFFSET ${offsetParam}`;
   return { text, values: context.params.values };
 }
 
