@@ -42,6 +42,7 @@ export async function mixedLoad(options: MixedLoadOptions): Promise<void> {
   };
   const clients = Promise.all(Array.from({ length: CLIENTS }, (_, k) => client(k)));
   let nextReport = 60;
+  let lastReported = 0;
   const reporting = (async () => {
     for (;;) {
       const done = await Promise.race([
@@ -51,13 +52,15 @@ export async function mixedLoad(options: MixedLoadOptions): Promise<void> {
         ),
       ]);
       if (done) return;
-      await report(elapsed(), requests);
+      lastReported = elapsed();
+      await report(lastReported, requests);
       nextReport += 60;
     }
   })();
   await clients;
   await reporting;
-  await report(elapsed(), requests);
+  // The last minute's report may have come as the clients finished.
+  if (elapsed() - lastReported > 1) await report(elapsed(), requests);
 }
 
 async function postRecord(target: LoadTarget, patient: number): Promise<void> {
