@@ -7,9 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
 import {
-  startPeerServer,
+  serversSharingOneDatabase,
   startTestServer,
-  type PeerServer,
   type TestServer,
 } from '../support/test-server.js';
 
@@ -53,50 +52,49 @@ describe.each(engines)('revocation on one server, %s', (engine) => {
 });
 
 describe.runIf(engines.includes('postgres'))('revocation across two servers', () => {
-  let first: TestServer;
-  let second: PeerServer;
-  beforeAll(async () => {
-    first = await startTestServer('postgres');
-    second = await startPeerServer(first);
-  });
-  afterAll(async () => {
-    await second?.close();
-    await first?.stop();
-  });
+  const servers = serversSharingOneDatabase();
 
   it(`stops a deleted client's tokens on the other server within ${NOTICE_BOUND_MS} ms`, async () => {
-    const { clientId, token } = await newClient(first);
+    const { clientId, token } = await newClient(servers.first);
     // The second server has seen the client alive, and keeps that in memory.
-    expect((await second.fhir('/Patient', { token })).status).toBe(200);
-    expect((await second.fhir('/Patient', { token })).status).toBe(200);
-    const deleted = await first.call(
-      `/admin/projects/${first.project.projectId}/clients/${clientId}`,
-      { method: 'DELETE', token: await first.rootToken() },
+    expect((await servers.second.fhir('/Patient', { token })).status).toBe(200);
+    expect((await servers.second.fhir('/Patient', { token })).status).toBe(200);
+    const deleted = await servers.first.call(
+      `/admin/projects/${servers.first.project.projectId}/clients/${clientId}`,
+      { method: 'DELETE', token: await servers.first.rootToken() },
     );
     expect(deleted.status).toBe(204);
     await sleep(NOTICE_BOUND_MS);
-    expect((await second.fhir('/Patient', { token })).status).toBe(401);
+    expect((await servers.second.fhir('/Patient', { token })).status).toBe(401);
     expect(
-      (await second.fhir('/Patient', { method: 'POST', body: { resourceType: 'Patient' }, token }))
-        .status,
+      (
+        await servers.second.fhir('/Patient', {
+          method: 'POST',
+          body: { resourceType: 'Patient' },
+          token,
+        })
+      ).status,
     ).toBe(401);
   });
 
   it(`gives bots on the other server a changed project secret within ${NOTICE_BOUND_MS} ms`, async () => {
-    const root = await first.rootToken();
+    const root = await servers.first.rootToken();
     const put = (value: string) =>
-      first.call(`/admin/projects/${first.project.projectId}/secrets/KEY`, {
+      servers.first.call(`/admin/projects/${servers.first.project.projectId}/secrets/KEY`, {
         method: 'PUT',
         body: { value },
         token: root,
       });
     expect((await put('old')).status).toBeLessThan(300);
     const bot = await (
-      await first.fhir('/Bot', { method: 'POST', body: { resourceType: 'Bot', code: echoSecret } })
+      await servers.first.fhir('/Bot', {
+        method: 'POST',
+        body: { resourceType: 'Bot', code: echoSecret },
+      })
     ).json();
     const run = async () =>
       (
-        await second.fhir(`/Bot/${bot.id}/$execute`, {
+        await servers.second.fhir(`/Bot/${bot.id}/$execute`, {
           method: 'POST',
           body: 'x',
           headers: { 'Content-Type': 'text/plain' },

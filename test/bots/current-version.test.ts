@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countingDatabase } from '../support/counting-database.js';
 import { availableEngines, createTestDatabase } from '../support/test-databases.js';
 import {
-  startPeerServer,
+  serversSharingOneDatabase,
   startTestServer,
-  type PeerServer,
   type TestServer,
 } from '../support/test-server.js';
 
@@ -138,22 +137,12 @@ describe.each(engines)('Bot/$execute runs the current version, on %s', (engine) 
 describe.runIf(engines.includes('postgres'))(
   'Bot/$execute on two servers sharing one PostgreSQL database',
   () => {
-    let first: TestServer;
-    let second: PeerServer;
+    const servers = serversSharingOneDatabase();
 
-    beforeAll(async () => {
-      first = await startTestServer('postgres');
-      second = await startPeerServer(first);
-    });
-    afterAll(async () => {
-      await second?.close();
-      await first?.stop();
-    });
-
-    const executeOnFirst = (id: string) => executeOn(first, id);
+    const executeOnFirst = (id: string) => executeOn(servers.first, id);
     /** A Bot made on the first server and run there once. */
     const createAndRunOnFirst = async (code: string) => {
-      const created = await first.fhir('/Bot', {
+      const created = await servers.first.fhir('/Bot', {
         method: 'POST',
         body: { resourceType: 'Bot', code },
       });
@@ -162,7 +151,7 @@ describe.runIf(engines.includes('postgres'))(
       return id as string;
     };
     const updateOnSecond = async (id: string, code: string) => {
-      const updated = await second.fhir(`/Bot/${id}`, {
+      const updated = await servers.second.fhir(`/Bot/${id}`, {
         method: 'PUT',
         body: { resourceType: 'Bot', id, code },
       });
@@ -173,7 +162,7 @@ describe.runIf(engines.includes('postgres'))(
       const id = await createAndRunOnFirst(version('v1'));
       await updateOnSecond(id, version('v2'));
       expect((await executeOnFirst(id)).text).toBe('v2');
-      expect((await second.fhir(`/Bot/${id}`, { method: 'DELETE' })).status).toBe(200);
+      expect((await servers.second.fhir(`/Bot/${id}`, { method: 'DELETE' })).status).toBe(200);
       expect((await executeOnFirst(id)).status).toBe(410);
     });
 
@@ -186,7 +175,7 @@ describe.runIf(engines.includes('postgres'))(
       const id = await createAndRunOnFirst(writes('old-copy'));
       await updateOnSecond(id, writes('current'));
       expect((await executeOnFirst(id)).text).toBe('current');
-      const basics = await (await first.fhir('/Basic?_count=100')).json();
+      const basics = await (await servers.first.fhir('/Basic?_count=100')).json();
       const tags = (basics.entry ?? []).map(
         (entry: { resource: { code: { text: string } } }) => entry.resource.code.text,
       );

@@ -6,10 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
 import {
-  startPeerServer,
+  serversSharingOneDatabase,
   startTestServer,
   type FhirResponse,
-  type PeerServer,
   type RequestInit,
   type TestServer,
 } from '../support/test-server.js';
@@ -51,24 +50,18 @@ describe.each(engines)('conditional creates racing on one server, %s', (engine) 
 });
 
 describe.runIf(engines.includes('postgres'))('conditional creates racing on two servers', () => {
-  let first: TestServer;
-  let second: PeerServer;
-  beforeAll(async () => {
-    first = await startTestServer('postgres');
-    second = await startPeerServer(first);
-  });
-  afterAll(async () => {
-    await second?.close();
-    await first?.stop();
-  });
+  const servers = serversSharingOneDatabase();
 
   it('create one Patient, and every later one finds it', async () => {
     for (const round of ['a', 'b', 'c']) {
-      const { statuses, ids } = await race([first.fhir, second.fhir], `two-servers-${round}`);
+      const { statuses, ids } = await race(
+        [servers.first.fhir, servers.second.fhir],
+        `two-servers-${round}`,
+      );
       expect(statuses).toEqual([200, 200, 200, 200, 200, 201]);
       expect(ids.size).toBe(1);
     }
-    const later = await first.fhir('/Patient', {
+    const later = await servers.first.fhir('/Patient', {
       method: 'POST',
       body: { resourceType: 'Patient' },
       headers: { 'If-None-Exist': 'identifier=urn:cc|two-servers-a' },

@@ -7,10 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
 import {
-  startPeerServer,
+  serversSharingOneDatabase,
   startTestServer,
   type FhirResponse,
-  type PeerServer,
   type RequestInit,
   type TestServer,
 } from '../support/test-server.js';
@@ -92,27 +91,18 @@ describe.each(engines)('conditional updates racing on one server, %s', (engine) 
 });
 
 describe.runIf(engines.includes('postgres'))('conditional updates racing on two servers', () => {
-  let first: TestServer;
-  let second: PeerServer;
-  beforeAll(async () => {
-    first = await startTestServer('postgres');
-    second = await startPeerServer(first);
-  });
-  afterAll(async () => {
-    await second?.close();
-    await first?.stop();
-  });
+  const servers = serversSharingOneDatabase();
 
   it('create one Patient and update it, from either server', async () => {
     for (const round of ['a', 'b', 'c']) {
       const { statuses, ids, versions } = await race(
-        [first.fhir, second.fhir],
+        [servers.first.fhir, servers.second.fhir],
         `two-servers-${round}`,
       );
       expect(statuses).toEqual([200, 200, 200, 200, 200, 201]);
       expect(ids.size).toBe(1);
       expect(versions).toEqual(['1', '2', '3', '4', '5', '6']);
-      await expectOnePatient(second.fhir, `two-servers-${round}`, RACERS);
+      await expectOnePatient(servers.second.fhir, `two-servers-${round}`, RACERS);
     }
   });
 });

@@ -7,10 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
 import {
-  startPeerServer,
+  serversSharingOneDatabase,
   startTestServer,
   type FhirResponse,
-  type PeerServer,
   type RequestInit,
   type TestServer,
 } from '../support/test-server.js';
@@ -196,30 +195,23 @@ describe.each(engines)('kept token counts under racing writes on %s', (engine) =
 });
 
 describe.runIf(engines.includes('postgres'))('kept token counts written from two servers', () => {
-  let first: TestServer;
-  let second: PeerServer;
-  beforeAll(async () => {
-    first = await startTestServer('postgres');
-    second = await startPeerServer(first);
-  });
-  afterAll(async () => {
-    await second?.close();
-    await first?.stop();
-  });
+  const servers = serversSharingOneDatabase();
 
   it('stay exact with both servers writing the same values and folding them at once', async () => {
-    const { projectId } = first.project;
+    const { projectId } = servers.first.project;
     for (let round = 0; round < 4; round++) {
-      const ids = await createSome(second.fhir, 12);
+      const ids = await createSome(servers.second.fhir, 12);
       await Promise.all([
-        writeAtOnce([first.fhir, second.fhir], ids, round),
-        first.store.tokenCounts.fold(projectId),
-        second.store.tokenCounts.fold(projectId),
+        writeAtOnce([servers.first.fhir, servers.second.fhir], ids, round),
+        servers.first.store.tokenCounts.fold(projectId),
+        servers.second.store.tokenCounts.fold(projectId),
       ]);
-      await expectExact(first, `round ${round}`);
+      await expectExact(servers.first, `round ${round}`);
     }
-    const total = await (await second.fhir('/Observation?code=race&_count=0')).json();
-    const all = await (await first.fhir('/Observation?code=race&code:not=x&_count=0')).json();
+    const total = await (await servers.second.fhir('/Observation?code=race&_count=0')).json();
+    const all = await (
+      await servers.first.fhir('/Observation?code=race&code:not=x&_count=0')
+    ).json();
     expect(total.total).toBe(all.total);
   });
 });

@@ -2,6 +2,7 @@
  * A real Graphir server on a free port, over a test database, for tests that speak HTTP. It
  * starts with a known root client and makes one project whose token `fhir()` sends.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig, type Config } from '../../runtime/server/config.js';
 import { startServer, type RunningServer } from '../../runtime/server/server.js';
 import { openDatabase } from '../../runtime/store/open-database.js';
@@ -184,4 +185,21 @@ function send(
         ? (init.body as string | undefined)
         : JSON.stringify(init.body),
   }) as Promise<FhirResponse>;
+}
+
+/**
+ * Two servers on one fresh PostgreSQL database (a TestServer and its peer), for the describe
+ * block this is called in: started before its tests, stopped after them. Read them in the tests.
+ */
+export function serversSharingOneDatabase(): { first: TestServer; second: PeerServer } {
+  const servers = {} as { first: TestServer; second: PeerServer };
+  beforeAll(async () => {
+    servers.first = await startTestServer('postgres');
+    servers.second = await startPeerServer(servers.first);
+  });
+  afterAll(async () => {
+    await servers.second?.close();
+    await servers.first?.stop();
+  });
+  return servers;
 }
