@@ -76,14 +76,13 @@ async function run(engine: string, server: BenchServer): Promise<void> {
       body: { resourceType: 'Patient', gender: 'female' },
     })
   ).json();
-  const echo = ECHO;
   const cases: [string, string, string, string][] = [
-    ['echo text/plain', echo, 'text/plain', 'hello'],
+    ['echo text/plain', ECHO, 'text/plain', 'hello'],
     JSON_ECHO,
-    ['echo form', echo, 'application/x-www-form-urlencoded', 'a=1&b=2'],
+    ['echo form', ECHO, 'application/x-www-form-urlencoded', 'a=1&b=2'],
     [
       'echo application/fhir+json',
-      echo,
+      ECHO,
       'application/fhir+json',
       JSON.stringify({ resourceType: 'Patient', active: true }),
     ],

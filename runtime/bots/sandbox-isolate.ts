@@ -185,11 +185,14 @@ class Execution implements PreparedIsolate {
   }
 
   /**
-   * Installs Date's and Number's locale methods, which answer through the Intl group, and returns
-   * the script that defines `groups`' globals (IsolateGlue.defineLazy; evaluateWithLoader runs it).
+   * Installs Date's and Number's locale methods, which answer through the Intl group (once, for
+   * preludes with groups both deferred and not), and returns the script that defines `groups`'
+   * globals (IsolateGlue.defineLazy; evaluateWithLoader runs it).
    */
   private webPlatformScript(groups: readonly LazyGroup[]): string {
-    this.localeOriginals = installLocaleMethods(this.vm, this.glue);
+    if (this.localeOriginals.length === 0) {
+      this.localeOriginals = installLocaleMethods(this.vm, this.glue);
+    }
     return this.glue.defineLazy(groups, this.host!);
   }
 
