@@ -69,12 +69,12 @@ export function cpuShares(
     return false;
   };
   const shares = { server: 0, postgres: 0, bench: 0, other: 0 };
-  for (const [pid, process] of after.ticks) {
+  for (const [pid, { comm, ticks }] of after.ticks) {
     // A process that started between the readings counts from zero.
-    const used = (process.ticks - (before.ticks.get(pid)?.ticks ?? 0)) / TICKS / seconds;
+    const used = (ticks - (before.ticks.get(pid)?.ticks ?? 0)) / TICKS / seconds;
     if (isUnder(pid, serverPids)) shares.server += used;
-    else if (process.comm.startsWith('postgres')) shares.postgres += used;
-    else if (isUnder(pid, [globalThis.process.pid])) shares.bench += used;
+    else if (comm.startsWith('postgres')) shares.postgres += used;
+    else if (isUnder(pid, [process.pid])) shares.bench += used;
     else shares.other += used;
   }
   const idle = Math.min(cpus().length, (after.idleTicks - before.idleTicks) / TICKS / seconds);
