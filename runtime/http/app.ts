@@ -142,6 +142,7 @@ export function createApp({
     runner,
     egress,
     audit,
+    clients,
     metrics,
     logger,
     queue: jobs,

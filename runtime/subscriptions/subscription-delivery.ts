@@ -3,12 +3,15 @@
  * no longer active: nothing to do), then POSTs to its endpoint (rest-hook.ts) or runs its
  * `Bot/{id}` with the resource as `event.input`, with its author's access; records an AuditEvent
  * whatever the outcome; and throws when the delivery failed, so that the queue tries again after
- * its backoff. When the last attempt fails the Subscription goes to `error`, with the reason.
+ * its backoff. When the last attempt fails the Subscription goes to `error`, with the reason. A
+ * Subscription whose author was a client since deleted goes to `error` at once, sending nothing:
+ * what a deleted client's tokens can no longer read, its Subscriptions no longer send.
  */
 import { authorizeExecute } from '../access/authorize.js';
 import { authorAccess } from '../access/write-author.js';
 import type { AuditLog } from '../bots/audit-log.js';
 import type { BotRunner } from '../bots/bot-runner.js';
+import type { ClientRegistry } from '../access/client-registry.js';
 import type { EgressClient } from '../egress/egress-client.js';
 import type { JobAttempt, JobKind, JobQueue } from '../jobs/job-queue.js';
 import type { FhirResource } from '../model/fhir-resource.js';
@@ -28,6 +31,8 @@ export interface DeliveryDeps {
   readonly runner: BotRunner;
   readonly egress: EgressClient;
   readonly audit: AuditLog;
+  /** Whether a Subscription's author client still exists. */
+  readonly clients: Pick<ClientRegistry, 'isActive'>;
   readonly metrics?: Metrics;
   /** The server's public root URL with a trailing slash, a bot's `event.baseUrl`. */
   readonly baseUrl: string;
@@ -61,17 +66,21 @@ export class SubscriptionDeliveries {
       );
     else metrics?.subscriptionRetries.inc(labels);
     const author = authorOf(subscription);
-    const notification: Notification = {
-      subscriptionId: delivery.subscriptionId,
-      interaction: delivery.interaction,
-      resource: await deliveredVersion(store, delivery),
-    };
+    const authorGone = !(await this.authorActive(author));
     let failure: string | undefined;
-    try {
-      if (channel.bot) await this.runBot(delivery, author, channel, notification);
-      else await sendRestHook(this.deps.egress, channel, notification);
-    } catch (error) {
-      failure = (error as Error).message;
+    if (authorGone) failure = `Its author, client ${author.clientId}, no longer exists`;
+    else {
+      const notification: Notification = {
+        subscriptionId: delivery.subscriptionId,
+        interaction: delivery.interaction,
+        resource: await deliveredVersion(store, delivery),
+      };
+      try {
+        if (channel.bot) await this.runBot(delivery, author, channel, notification);
+        else await sendRestHook(this.deps.egress, channel, notification);
+      } catch (error) {
+        failure = (error as Error).message;
+      }
     }
     audit.record(
       delivery.projectId,
@@ -88,7 +97,15 @@ export class SubscriptionDeliveries {
       ...labels,
       outcome: failure === undefined ? 'delivered' : 'failed',
     });
+    // Tried again, it would fail the same way.
+    if (authorGone) return this.abandon(delivery, failure!);
     if (failure !== undefined) throw new Error(failure);
+  }
+
+  /** A bot author (`Bot/{id}`) is no client: its access comes from its Bot, as it was written. */
+  private authorActive(author: WriteAuthor): Promise<boolean> {
+    if (author.clientId.startsWith('Bot/')) return Promise.resolve(true);
+    return this.deps.clients.isActive(author.clientId);
   }
 
   /**

@@ -3,7 +3,8 @@
  * attempt received once and audited), then the Subscription goes to `error` with the reason,
  * and deliveries to it stop; other Subscriptions' deliveries go on meanwhile. Under the default
  * egress policy a loopback endpoint is refused: no request arrives, the attempt is audited as
- * failed, and the Subscription goes to `error` — a Subscription is no way around the policy.
+ * failed, and the Subscription goes to `error` — a Subscription is no way around the policy. A
+ * Subscription whose author client was deleted sends nothing more and goes to `error` at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
@@ -93,5 +94,42 @@ describe.each(await availableEngines())('failing deliveries on %s', (engine) => 
     expect(event.outcome).toBe('4');
     expect(event.outcomeDesc).toMatch(/^Attempt 1 of 1: POST .* failed: .*127\.0\.0\.1/);
     expect(hooks.on('/guarded')).toHaveLength(0);
+  });
+
+  it('sends nothing for an author client since deleted, and sets the Subscription to error', async () => {
+    const root = await server.rootToken();
+    const created = await server.call(`/admin/projects/${server.project.projectId}/clients`, {
+      method: 'POST',
+      body: { name: 'subscriber', scope: 'system/*.cruds' },
+      token: root,
+    });
+    const { clientId, clientSecret } = await created.json();
+    const token = await server.token(clientId, clientSecret);
+    const orphan = await subscribe(server, 'Patient?family=Orphaned', `${hooks.url}/orphan`, {
+      token,
+    });
+    const kept = await subscribe(server, 'Patient?family=Orphaned', `${hooks.url}/kept`);
+    const deleted = await server.call(
+      `/admin/projects/${server.project.projectId}/clients/${clientId}`,
+      { method: 'DELETE', token: root },
+    );
+    expect(deleted.status).toBe(204);
+    await write(server, 'POST', '/Patient', {
+      resourceType: 'Patient',
+      name: [{ family: 'Orphaned' }],
+    });
+    await hooks.waitFor('/kept', 1);
+    const stopped = await eventually(
+      () => subscription(server, orphan),
+      (s) => s.status === 'error',
+    );
+    expect(stopped.error).toMatch(new RegExp(`Its author, client ${clientId}, no longer exists`));
+    const [event] = await eventually(
+      () => deliveryEvents(server, orphan),
+      (found) => found.length === 1,
+    );
+    expect(event.outcome).toBe('4');
+    expect(hooks.on('/orphan')).toHaveLength(0);
+    expect((await subscription(server, kept)).status).toBe('active');
   });
 });
