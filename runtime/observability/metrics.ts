@@ -105,7 +105,7 @@ export class Metrics {
   });
   readonly subscriptionFailures = new Counter({
     name: 'graphir_subscription_delivery_failures_total',
-    help: 'Subscription deliveries abandoned after their last attempt failed (the Subscription set to error), by channel',
+    help: 'Subscription deliveries abandoned, the Subscription set to error: after their last attempt failed, or at once when the author client no longer exists; by channel',
     labelNames: ['channel'] as const,
     registers: [this.registry],
   });

@@ -66,11 +66,15 @@ export interface IndexMatch {
   readonly code: string;
   readonly condition: string;
   /**
-   * Whether the match is one token code (`code`, `system|code` or `|code`): its rows are one
-   * value's, which search_token_recent (migrations/013) holds in last-update order.
+   * The value when the match is one token code without modifier (`code`, `system|code` or
+   * `|code`): its rows are one value's, which search_token_recent (migrations/013) holds in
+   * last-update order, and whose resources search_token_count (migrations/014) counts.
    */
-  readonly oneTokenValue: boolean;
+  readonly tokenValue?: OneTokenValue;
 }
+
+/** A token search value with its code. */
+export type OneTokenValue = TokenSearchValue & { readonly code: string };
 
 /**
  * One criterion as SQL: an IndexMatch, or a condition on resource `r` itself (its id, its last
@@ -97,12 +101,18 @@ export function criterionSql(
   }
   const match = matcher(type, criterion);
   const alternatives = criterion.values.map((value) => match(context.params, value));
-  const oneTokenValue =
+  const value = criterion.values.length === 1 ? criterion.values[0] : undefined;
+  const tokenValue =
     type === 'token' &&
     criterion.modifier === undefined &&
-    criterion.values.length === 1 &&
-    as(criterion.values[0], 'token').code !== undefined;
-  return { match: { type, code: criterion.code, condition: anyOf(alternatives), oneTokenValue } };
+    value?.type === 'token' &&
+    value.code !== undefined
+      ? (value as OneTokenValue)
+      : undefined;
+  const condition = anyOf(alternatives);
+  return {
+    match: { type, code: criterion.code, condition, ...(tokenValue ? { tokenValue } : {}) },
+  };
 }
 
 function matcher(type: IndexedType, criterion: ValueCriterion): Matcher {

@@ -11,32 +11,25 @@
  * store as a further criterion, which turns this path off.
  * @see http://hl7.org/fhir/R4/search.html#token
  */
-import type { SearchCriterion } from '../search/parse-search-arguments.js';
-import type { TokenSearchValue } from '../search/search-value.js';
-import {
-  RESOURCE_COLUMN_PARAMETERS,
-  type ResourceSearchDefinition,
-} from '../model/search-definition.js';
+import type { IndexMatch, OneTokenValue } from './search-sql-criteria.js';
 import type { SqlContext } from './search-sql-params.js';
 
 /**
- * `SELECT … AS total` from the kept counts when `criteria` are one token value; else undefined.
- * Rows for a value in one system count its resources there; the value's any-system rows take off
- * what a resource with it in several systems added more than once (migrations/014), so the sum of
- * all the value's rows counts each resource with it once.
+ * `SELECT … AS total` from the kept counts of `match`'s code and `value` (its `tokenValue`), in a
+ * context of its own. Rows for a value in one system count its resources there; the value's
+ * any-system rows take off what a resource with it in several systems added more than once
+ * (migrations/014), so the sum of all the value's rows counts each resource with it once.
  */
 export function keptTokenCount(
   context: SqlContext,
-  definition: ResourceSearchDefinition,
-  criteria: readonly SearchCriterion[],
-): string | undefined {
-  const value = singleTokenValue(definition, criteria);
-  if (!value) return undefined;
+  match: IndexMatch,
+  value: OneTokenValue,
+): string {
   const { params, project, resourceType } = context;
   const conditions = [
     `c.project_id = ${project}`,
     `c.resource_type = ${resourceType}`,
-    `c.code = ${params.add(criteria[0].code, 'text')}`,
+    `c.code = ${params.add(match.code, 'text')}`,
     `c.value = ${params.add(value.code, 'text')}`,
   ];
   if (value.system !== undefined) {
@@ -49,23 +42,4 @@ export function keptTokenCount(
     `SELECT coalesce(sum(c.delta), 0)::integer AS total FROM search_token_count c\n` +
     `WHERE ${conditions.join(' AND ')}`
   );
-}
-
-/** The one value of the one criterion, when that is a token parameter's, without modifier. */
-function singleTokenValue(
-  definition: ResourceSearchDefinition,
-  criteria: readonly SearchCriterion[],
-): (TokenSearchValue & { readonly code: string }) | undefined {
-  if (criteria.length !== 1) return undefined;
-  const [criterion] = criteria;
-  if ('missing' in criterion || criterion.modifier !== undefined) return undefined;
-  // _id is a token compared with the resource's own column: it has no index rows to count.
-  if (RESOURCE_COLUMN_PARAMETERS.has(criterion.code)) return undefined;
-  const parameter = Object.hasOwn(definition.parameters, criterion.code)
-    ? definition.parameters[criterion.code]
-    : undefined;
-  if (parameter?.type !== 'token' || criterion.values.length !== 1) return undefined;
-  const [value] = criterion.values;
-  if (value.type !== 'token' || value.code === undefined) return undefined;
-  return value as TokenSearchValue & { readonly code: string };
 }

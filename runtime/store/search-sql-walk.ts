@@ -62,7 +62,7 @@ export function chooseWalk(
   pageEnd: number,
 ): Walk | undefined {
   if (matches.length < 2 || count === 0 || pageEnd > MAX_WALKED_PAGE_END) return undefined;
-  const walked = matches.find((match) => match.oneTokenValue);
+  const walked = matches.find((match) => match.tokenValue);
   if (walked === undefined) return undefined;
   return { walked, probed: matches.filter((match) => match !== walked) };
 }

@@ -110,9 +110,14 @@ export function buildCountQuery(
   criteria: readonly SearchCriterion[],
 ): SqlQuery {
   const context = searchContext(projectId, definition);
-  const kept = keptTokenCount(context, definition, criteria);
-  if (kept) return { text: kept, values: context.params.values };
   const { conditions, matches } = splitCriteria(context, definition, criteria);
+  const [only] = matches;
+  if (conditions.length === 0 && matches.length === 1 && only.tokenValue) {
+    // A context of its own: the match's condition, unused, would leave parameters untyped.
+    const counting = searchContext(projectId, definition);
+    const text = keptTokenCount(counting, only, only.tokenValue);
+    return { text, values: counting.params.values };
+  }
   if (indexAnswers(conditions, matches)) {
     const ids = idsMatchingAll(context, matches);
     const text = `SELECT count(DISTINCT x.id)::integer AS total FROM (${ids}) x`;
