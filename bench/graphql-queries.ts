@@ -57,8 +57,10 @@ if (processCounts) {
   const client = new LoadClient();
   await compareProcesses(processCounts, {
     client,
-    requests: REQUESTS,
-    warmup: WARMUP,
+    // Longer rounds than the latency bench's: a round of 2,000 lasts a fifth of a second, in which
+    // one collection or a process still compiling moves the rate by a third.
+    requests: Number(process.env.BENCH_REQUESTS ?? 20_000),
+    warmup: 10_000,
     load,
     graphqlRequest,
   });
