@@ -63,10 +63,16 @@ export async function startServer(
   const schema = buildExecutableSchema();
   const db = await opening;
   await migrate(db);
-  const store = new ResourceStore(db, {
-    rules: [botScopeRule, botIdentifierRule],
-    preparers: [prepareSubscription],
-  });
+  const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
+  const store = new ResourceStore(
+    db,
+    { rules: [botScopeRule, botIdentifierRule], preparers: [prepareSubscription] },
+    (work, error, context) =>
+      logger.warn(
+        { ...context, work, err: error },
+        'background upkeep failed; it is tried again later',
+      ),
+  );
   // Fresh statistics help the first searches; they need not delay readiness.
   store.statistics.analyzeInBackground();
   const clients = new ClientRegistry(new ClientStore(db), db.notices);
@@ -81,7 +87,6 @@ export async function startServer(
   const pool = new SandboxPool({ size: config.botWorkers });
   const audit = new AuditLog(store);
   const egress = new EgressClient(config.egress);
-  const logger = options.logger ?? createLogger({ bufferBytes: config.logBufferBytes });
   const metrics = options.metrics ?? new Metrics();
   const jobs = openJobQueue(db, config.jobs, { logger, metrics });
   const app = createApp({

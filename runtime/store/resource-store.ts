@@ -25,6 +25,7 @@ import type {
 } from './write-operation.js';
 import type { SearchSource } from './search-store.js';
 import { VersionContents } from './version-contents.js';
+import type { MaintenanceFailed } from './maintenance-failed.js';
 
 /** About how many rows (resource, history, search index) one resource version writes. */
 const ROWS_PER_RESOURCE = 12;
@@ -50,9 +51,10 @@ export class ResourceStore {
   constructor(
     readonly db: Database,
     private readonly hooks: WriteHooks = {},
+    maintenanceFailed?: MaintenanceFailed,
   ) {
-    this.statistics = new StatisticsKeeper(db);
-    this.tokenCounts = new TokenCountCompactor(db);
+    this.statistics = new StatisticsKeeper(db, maintenanceFailed);
+    this.tokenCounts = new TokenCountCompactor(db, maintenanceFailed);
     const currentReads = new CurrentReads(db);
     this.cache = new ResourceCache(db, (projectId, keys) => currentReads.read(projectId, keys));
   }

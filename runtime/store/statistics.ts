@@ -9,6 +9,7 @@
  * read every row's heap page too.
  */
 import type { Database } from './database.js';
+import type { MaintenanceFailed } from './maintenance-failed.js';
 
 const TABLES = [
   'resource',
@@ -32,7 +33,10 @@ export class StatisticsKeeper {
   private rowsSince = 0;
   private running: Promise<void> | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly failed: MaintenanceFailed = () => {},
+  ) {}
 
   /** Called after each committed write with the number of rows it wrote. */
   written(rows: number): void {
@@ -56,9 +60,8 @@ export class StatisticsKeeper {
       this.db.engine === 'pglite'
         ? this.analyzeEachTable()
         : this.db.query(`VACUUM (ANALYZE) ${TABLES.join(', ')}`);
-    await work.catch(() => {
-      // A failed VACUUM only leaves older statistics; the next write tries again.
-    });
+    // A failed VACUUM only leaves older statistics; the next writes try again.
+    await work.catch((error: unknown) => this.failed('planner statistics', error));
     this.rowsSince -= rows;
     const counted = await this.db
       .query<{ rows: number }>(COUNT_ROWS)

@@ -9,6 +9,7 @@
  * once some process writes to their project again.
  */
 import type { Database } from './database.js';
+import type { MaintenanceFailed } from './maintenance-failed.js';
 
 /** Writes of a project in this process between two foldings of its counts. */
 const FOLD_AFTER_WRITES = 100;
@@ -65,7 +66,10 @@ export class TokenCountCompactor {
   private readonly due = new Set<string>();
   private running: Promise<void> | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly failed: MaintenanceFailed = () => {},
+  ) {}
 
   /** Called after each write of the project; folds its counts every FOLD_AFTER_WRITES. */
   written(projectId: string): void {
@@ -103,7 +107,10 @@ export class TokenCountCompactor {
       this.due.delete(projectId);
       // A failed statement (a deadlock, the database out of reach) leaves the rows as they were,
       // exact: the project's next writes bring it back.
-      const done = await this.foldSome(projectId, BATCHES_PER_TURN).catch(() => true);
+      const done = await this.foldSome(projectId, BATCHES_PER_TURN).catch((error: unknown) => {
+        this.failed('token counts', error, { projectId });
+        return true;
+      });
       if (!done) this.due.add(projectId);
     }
   }
