@@ -20,6 +20,7 @@ import { compression } from './compression.js';
 import { corsHeaders, type CorsOrigins } from './cors.js';
 import { errorMiddleware, outcomeWhenUnanswered } from './error-middleware.js';
 import { jsonBodyParser } from './fhir-body.js';
+import { noStore } from './no-store.js';
 import { FHIR_BASE } from '../model/fhir-base.js';
 import { fhirRoutes } from './rest-routes.js';
 import { graphqlResponses } from './graphql-response.js';
@@ -112,6 +113,7 @@ export function createApp({
   // Ahead of the token guard, which would refuse preflights, and of the error middleware, so that
   // error answers carry the CORS headers and are compressed like any other.
   app.use(corsHeaders(corsOrigins));
+  app.use(noStore([FHIR_BASE, '/admin']));
   app.use(compression());
   app.use(errorMiddleware());
   app.use(outcomeWhenUnanswered(FHIR_BASE));

@@ -43,6 +43,8 @@ export function graphqlRoutes({ schema, ...pipeline }: GraphQLRouteOptions): Rou
 
   router.get('/$graphql/schema.graphql', (ctx) => {
     ctx.type = 'text/plain; charset=utf-8';
+    // The same for every project, and no one's data: kept, and checked again by its ETag.
+    ctx.set('Cache-Control', 'no-cache');
     return sendKeptBody(ctx, generatedSdl());
   });
   router.get('/$graphql', (ctx) => run(ctx, schema, {}));

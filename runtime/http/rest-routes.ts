@@ -31,6 +31,7 @@ import { fhirError, informational } from '../model/fhir-error.js';
 
 import { resourceBodyFor } from '../rest/resource-body.js';
 import { FHIR_BASE } from '../model/fhir-base.js';
+import { clientCopyIsCurrent } from './conditional-read.js';
 
 export interface FhirRouteOptions {
   readonly store: ResourceStore;
@@ -127,7 +128,7 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
       allowed(ctx, ctx.params.type, 'r'),
       ctx.params.id,
     );
-    sendResource(ctx, 200, resource);
+    sendResource(ctx, resource);
   });
 
   router.put('/:type/:id', async (ctx) => {
@@ -181,7 +182,7 @@ export function fhirRoutes({ store, limits }: FhirRouteOptions): Router {
   router.get('/:type/:id/_history/:vid', async (ctx) => {
     const resourceType = allowed(ctx, ctx.params.type, 'r');
     const { id, vid } = ctx.params;
-    sendResource(ctx, 200, await readVersion(store, projectOf(ctx), resourceType, id, vid));
+    sendResource(ctx, await readVersion(store, projectOf(ctx), resourceType, id, vid));
   });
 
   async function searchType(ctx: Context, query: URLSearchParams): Promise<void> {
@@ -233,11 +234,13 @@ function send(ctx: Context, status: number, body: unknown): void {
   ctx.body = body;
 }
 
-function sendResource(ctx: Context, status: number, resource: FhirResource): void {
+/** A read's answer: the resource, or 304 when the request's conditions say the client has it. */
+function sendResource(ctx: Context, resource: FhirResource): void {
   const meta = resource.meta as { versionId?: string; lastUpdated?: string } | undefined;
   if (meta?.versionId) ctx.set('ETag', `W/"${meta.versionId}"`);
   if (meta?.lastUpdated) ctx.set('Last-Modified', new Date(meta.lastUpdated).toUTCString());
-  send(ctx, status, resource);
+  if (clientCopyIsCurrent(ctx, meta?.versionId, meta?.lastUpdated)) ctx.status = 304;
+  else send(ctx, 200, resource);
 }
 
 /** Location and ETag always; the body as `Prefer: return=` asks (representation by default). */

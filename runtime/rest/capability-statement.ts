@@ -49,6 +49,8 @@ function build(base: string): FhirResource {
             readHistory: true,
             updateCreate: true,
             conditionalCreate: true,
+            // If-None-Match and If-Modified-Since (http/conditional-read.ts).
+            conditionalRead: 'full-support',
             conditionalUpdate: true,
             // One match at a time: several are refused (412), not all deleted.
             conditionalDelete: 'single',
