@@ -39,6 +39,14 @@ WHERE id = (
 )
 RETURNING id, kind, payload, attempts, max_attempts, created_at`;
 
+/**
+ * Milliseconds until the first job TAKE would take once due (key-blocked ones are woken for when
+ * their key's running job ends); null when there is none. TAKE's conditions, but for `run_at`.
+ */
+const NEXT_DUE = `SELECT (extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS wait FROM job j
+WHERE locked_at IS NULL AND attempts < max_attempts AND kind = ANY($1::text[])
+  AND (key IS NULL OR NOT EXISTS (SELECT 1 FROM job k WHERE k.key = j.key AND k.locked_at IS NOT NULL))`;
+
 export class EmbeddedJobQueue implements JobQueue {
   private readonly kinds = new JobKinds();
   private readonly running = new Set<Promise<void>>();
@@ -52,6 +60,8 @@ export class EmbeddedJobQueue implements JobQueue {
   /** A fill in progress, and whether another was asked for meanwhile. */
   private filling = false;
   private refill = false;
+  /** A retry's timer woke the queue: a fill that takes nothing checks when the next job is due. */
+  private wakeWhenDue = false;
 
   constructor(
     private readonly db: Database,
@@ -107,16 +117,34 @@ export class EmbeddedJobQueue implements JobQueue {
     return counts;
   }
 
+  /**
+   * Wakes once `ms` have passed, and then, should the database's clock not have reached the job's
+   * time yet (a timer counts whole milliseconds of another clock, and may fire a fraction early),
+   * again when it has: otherwise a retry nothing else wakes for would wait forever.
+   */
   private wakeIn(ms: number): void {
     const timer = setTimeout(
       () => {
         this.retries.delete(timer);
+        this.wakeWhenDue = true;
         this.wake();
       },
-      Math.max(0, ms),
+      Math.max(0, Math.ceil(ms)),
     );
     timer.unref();
     this.retries.add(timer);
+  }
+
+  /** After a retry's wake-up took nothing: the wait, by the database's clock, for the next due job. */
+  private async wakeAtNextDue(): Promise<void> {
+    const { rows } = await this.db.query<{ wait: number | null }>(NEXT_DUE, [this.kinds.names], {
+      prepared: 'fixed',
+    });
+    const wait = rows[0]?.wait;
+    if (wait === null || wait === undefined) return;
+    if (wait > 0) this.wakeIn(wait);
+    // Due since the TAKE statement a moment ago.
+    else this.refill = true;
   }
 
   /** Takes due jobs while there are free places. */
@@ -143,7 +171,13 @@ export class EmbeddedJobQueue implements JobQueue {
       const { rows } = await this.db.query<JobRow>(TAKE, [this.kinds.names], {
         prepared: 'fixed',
       });
-      if (rows.length === 0) return;
+      if (rows.length === 0) {
+        if (this.wakeWhenDue) {
+          this.wakeWhenDue = false;
+          await this.wakeAtNextDue();
+        }
+        return;
+      }
       const attempt = this.attempt(taken(rows[0])).finally(() => {
         this.running.delete(attempt);
         this.wake();

@@ -1,7 +1,8 @@
 /**
  * The job queue itself on each engine's real database (graphile-worker on PostgreSQL, the
  * embedded runner on PGlite), with kinds of the test's own: retries after graphile-worker's
- * backoff (e^1 s, then e^2 s) up to the maximum, then the job abandoned with its last error; jobs
+ * backoff (e^1 s, then e^2 s) up to the maximum, then the job abandoned with its last error, a
+ * retry whose timer fires before the database's clock reaches its time run all the same; jobs
  * of one key one at a time in enqueue order.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -55,6 +56,17 @@ describe.each(engines)('the job queue (%s)', (engine: Engine) => {
     abandon: async () => {},
   };
 
+  /** Fails its first attempt. */
+  const lateAttempts: number[] = [];
+  const late: JobKind<Record<string, never>> = {
+    name: 'test-late',
+    run: async (_payload, attempt) => {
+      lateAttempts.push(attempt.attempt);
+      if (attempt.attempt === 1) throw new Error('first attempt failed');
+    },
+    abandon: async () => {},
+  };
+
   beforeAll(async () => {
     database = await createTestDatabase(engine);
     queue = openJobQueue(
@@ -64,6 +76,7 @@ describe.each(engines)('the job queue (%s)', (engine: Engine) => {
     );
     queue.define(flaky);
     queue.define(ordered);
+    queue.define(late);
     await queue.start();
   });
   afterAll(async () => {
@@ -93,6 +106,34 @@ describe.each(engines)('the job queue (%s)', (engine: Engine) => {
         ?.value;
     expect([count('retried'), count('failed'), count('completed')]).toEqual([4, 1, 1]);
   }, 60_000);
+
+  // The embedded queue wakes by a timer for each retry (graphile-worker polls): a timer that
+  // fires before the database's clock reaches the job's time must not leave it waiting forever.
+  it.runIf(engine === 'pglite')(
+    'retries a job whose retry timer fired before the database clock reached its time',
+    async () => {
+      await queue.enqueue(late, {});
+      const scheduled = async () =>
+        (
+          await database.db.query<{ count: number }>(
+            `SELECT count(*)::int AS count FROM job
+              WHERE kind = 'test-late' AND attempts = 1 AND locked_at IS NULL`,
+          )
+        ).rows[0].count === 1;
+      const deadline = Date.now() + 10_000;
+      while (!(await scheduled())) {
+        if (Date.now() > deadline) throw new Error('the first attempt did not fail');
+        await sleep(20);
+      }
+      // As if the database's clock were 600 ms behind the timer's.
+      await database.db.query(
+        `UPDATE job SET run_at = run_at + interval '600 milliseconds' WHERE kind = 'test-late'`,
+      );
+      await until(() => lateAttempts.length === 2, 15_000);
+      expect(lateAttempts).toEqual([1, 2]);
+    },
+    20_000,
+  );
 
   it('stores a job enqueued in a transaction only if it commits', async () => {
     await expect(
