@@ -4,8 +4,9 @@
  * `Bot/{id}` with the resource as `event.input`, with its author's access; records an AuditEvent
  * whatever the outcome; and throws when the delivery failed, so that the queue tries again after
  * its backoff. When the last attempt fails the Subscription goes to `error`, with the reason. A
- * Subscription whose author was a client since deleted goes to `error` at once, sending nothing:
- * what a deleted client's tokens can no longer read, its Subscriptions no longer send.
+ * Subscription whose author was a client or a Bot since deleted goes to `error` at once, sending
+ * nothing: what a deleted client's tokens, or a deleted Bot, can no longer read, its
+ * Subscriptions no longer send.
  */
 import { authorizeExecute } from '../access/authorize.js';
 import { authorAccess } from '../access/write-author.js';
@@ -31,7 +32,7 @@ export interface DeliveryDeps {
   readonly runner: BotRunner;
   readonly egress: EgressClient;
   readonly audit: AuditLog;
-  /** Whether a Subscription's author client still exists. */
+  /** Whether a Subscription's author client still exists (a Bot author is read from `store`). */
   readonly clients: Pick<ClientRegistry, 'isActive'>;
   readonly metrics?: Metrics;
   /** The server's public root URL with a trailing slash, a bot's `event.baseUrl`. */
@@ -66,9 +67,9 @@ export class SubscriptionDeliveries {
       );
     else metrics?.subscriptionRetries.inc(labels);
     const author = authorOf(subscription);
-    const authorGone = !(await this.authorActive(author));
+    const authorGone = !(await this.authorActive(delivery.projectId, author));
     let failure: string | undefined;
-    if (authorGone) failure = `Its author, client ${author.clientId}, no longer exists`;
+    if (authorGone) failure = `Its author, ${authorName(author)}, no longer exists`;
     else {
       const notification: Notification = {
         subscriptionId: delivery.subscriptionId,
@@ -102,10 +103,18 @@ export class SubscriptionDeliveries {
     if (failure !== undefined) throw new Error(failure);
   }
 
-  /** A bot author (`Bot/{id}`) is no client: its access comes from its Bot, as it was written. */
-  private authorActive(author: WriteAuthor): Promise<boolean> {
-    if (author.clientId.startsWith('Bot/')) return Promise.resolve(true);
-    return this.deps.clients.isActive(author.clientId);
+  /** A client author still registered, or a bot author (`Bot/{id}`) whose Bot is not deleted. */
+  private async authorActive(projectId: string, author: WriteAuthor): Promise<boolean> {
+    const bot = botIdOf(author);
+    if (bot === undefined) return this.deps.clients.isActive(author.clientId);
+    try {
+      await this.deps.store.read(projectId, 'Bot', bot);
+      return true;
+    } catch (error) {
+      if (error instanceof FhirError && (error.status === 404 || error.status === 410))
+        return false;
+      throw error;
+    }
   }
 
   /**
@@ -184,4 +193,13 @@ async function activeSubscription(
 /** The metrics' `channel` label: what delivers, a bot run or a rest-hook. */
 function metricLabels(channel: Channel): { channel: 'bot' | 'rest-hook' } {
   return { channel: channel.bot ? 'bot' : 'rest-hook' };
+}
+
+/** The id of a bot author (`Bot/{id}`, as a bot's writes record it); undefined for a client. */
+function botIdOf(author: WriteAuthor): string | undefined {
+  return author.clientId.startsWith('Bot/') ? author.clientId.slice('Bot/'.length) : undefined;
+}
+
+function authorName(author: WriteAuthor): string {
+  return botIdOf(author) === undefined ? `client ${author.clientId}` : author.clientId;
 }

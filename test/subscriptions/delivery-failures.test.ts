@@ -4,7 +4,8 @@
  * and deliveries to it stop; other Subscriptions' deliveries go on meanwhile. Under the default
  * egress policy a loopback endpoint is refused: no request arrives, the attempt is audited as
  * failed, and the Subscription goes to `error` — a Subscription is no way around the policy. A
- * Subscription whose author client was deleted sends nothing more and goes to `error` at once.
+ * Subscription whose author client, or author Bot, was deleted sends nothing more and goes to
+ * `error` at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/test-databases.js';
@@ -131,5 +132,49 @@ describe.each(await availableEngines())('failing deliveries on %s', (engine) => 
     expect(event.outcome).toBe('4');
     expect(hooks.on('/orphan')).toHaveLength(0);
     expect((await subscription(server, kept)).status).toBe('active');
+  });
+
+  it('sends nothing for an author Bot since deleted, and sets the Subscription to error', async () => {
+    // The Bot writes the Subscription: its author is Bot/{id}.
+    const bot = await write(server, 'POST', '/Bot', {
+      resourceType: 'Bot',
+      name: 'subscriber bot',
+      code: `exports.handler = async (fhir, event) => (await fhir.createResource({
+        resourceType: 'Subscription', status: 'requested', reason: 'bot',
+        criteria: 'Patient?family=BotOrphaned',
+        channel: { type: 'rest-hook', endpoint: event.input.endpoint },
+      })).id;`,
+    });
+    const executed = await server.fhir(`/Bot/${bot.id}/$execute`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ endpoint: `${hooks.url}/bot-orphan` }),
+    });
+    expect(executed.status).toBe(200);
+    const orphan = await executed.text();
+    const authored = await subscription(server, orphan);
+    expect(JSON.stringify(authored.extension)).toContain(`Bot/${bot.id}`);
+    // While its Bot exists, it delivers.
+    await write(server, 'POST', '/Patient', {
+      resourceType: 'Patient',
+      name: [{ family: 'BotOrphaned' }],
+    });
+    await hooks.waitFor('/bot-orphan', 1);
+    expect((await server.fhir(`/Bot/${bot.id}`, { method: 'DELETE' })).status).toBe(200);
+    await write(server, 'POST', '/Patient', {
+      resourceType: 'Patient',
+      name: [{ family: 'BotOrphaned' }],
+    });
+    const stopped = await eventually(
+      () => subscription(server, orphan),
+      (s) => s.status === 'error',
+    );
+    expect(stopped.error).toMatch(new RegExp(`Its author, Bot/${bot.id}, no longer exists`));
+    const events = await eventually(
+      () => deliveryEvents(server, orphan),
+      (found) => found.length === 2,
+    );
+    expect(events.map((e) => e.outcome).sort()).toEqual(['0', '4']);
+    expect(hooks.on('/bot-orphan')).toHaveLength(1);
   });
 });
