@@ -10,6 +10,7 @@ import { searchableTypes } from '../../generated/search/index.js';
 import { processBundle } from '../rest/bundle-processor.js';
 import { capabilityStatementJson } from '../rest/capability-statement.js';
 import { conditionalCreate } from '../rest/conditional-create.js';
+import { clientCopyIsCurrent, versionOf } from '../rest/conditional-read.js';
 import { CONDITIONAL_DELETE, conditionalDelete } from '../rest/conditional-delete.js';
 import { CONDITIONAL_UPDATE, conditionalUpdate } from '../rest/conditional-update.js';
 import { historyBundle, readVersion } from '../rest/history-bundle.js';
@@ -31,7 +32,6 @@ import { fhirError, informational } from '../model/fhir-error.js';
 
 import { resourceBodyFor } from '../rest/resource-body.js';
 import { FHIR_BASE } from '../model/fhir-base.js';
-import { clientCopyIsCurrent } from './conditional-read.js';
 
 export interface FhirRouteOptions {
   readonly store: ResourceStore;
@@ -236,10 +236,15 @@ function send(ctx: Context, status: number, body: unknown): void {
 
 /** A read's answer: the resource, or 304 when the request's conditions say the client has it. */
 function sendResource(ctx: Context, resource: FhirResource): void {
-  const meta = resource.meta as { versionId?: string; lastUpdated?: string } | undefined;
-  if (meta?.versionId) ctx.set('ETag', `W/"${meta.versionId}"`);
-  if (meta?.lastUpdated) ctx.set('Last-Modified', new Date(meta.lastUpdated).toUTCString());
-  if (clientCopyIsCurrent(ctx, meta?.versionId, meta?.lastUpdated)) ctx.status = 304;
+  const { versionId, lastUpdated } = versionOf(resource);
+  if (versionId) ctx.set('ETag', `W/"${versionId}"`);
+  if (lastUpdated) ctx.set('Last-Modified', new Date(lastUpdated).toUTCString());
+  const conditions = {
+    ifNoneMatch: ctx.get('If-None-Match'),
+    ifModifiedSince: ctx.get('If-Modified-Since'),
+  };
+  // GET routes answer HEAD too.
+  if (clientCopyIsCurrent(conditions, resource)) ctx.status = 304;
   else send(ctx, 200, resource);
 }
 

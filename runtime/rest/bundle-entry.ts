@@ -13,6 +13,7 @@ import type { FhirResource } from '../model/fhir-resource.js';
 import { fhirError } from '../model/fhir-error.js';
 import type { WriteAuthor, WriteOperation } from '../store/write-operation.js';
 import { CONDITIONAL_DELETE } from './conditional-delete.js';
+import type { ReadConditions } from './conditional-read.js';
 import { CONDITIONAL_UPDATE } from './conditional-update.js';
 import { jsonPatchFromBinary } from './json-patch.js';
 import { parseCondition, type SearchCondition } from './search-condition.js';
@@ -26,6 +27,8 @@ export interface BundleEntry {
     readonly url?: string;
     readonly ifMatch?: string;
     readonly ifNoneExist?: string;
+    readonly ifNoneMatch?: string;
+    readonly ifModifiedSince?: string;
   };
 }
 
@@ -78,9 +81,11 @@ export interface ConditionalDeleteEntry {
   readonly condition: SearchCondition;
 }
 
+/** A read or a search; a read may be conditional (`ifNoneMatch`, `ifModifiedSince`). */
 export interface GetEntry {
   readonly method: 'GET';
   readonly url: string;
+  readonly conditions: ReadConditions;
 }
 
 export type ParsedEntry =
@@ -106,7 +111,7 @@ export function parseEntry(entry: BundleEntry, limits: SearchLimits): ParsedEntr
   const url = entry?.request?.url?.replace(/^\//, '');
   if (typeof method !== 'string' || typeof url !== 'string')
     throw fhirError(400, 'required', 'request.method and request.url are required', 'request');
-  if (method === 'GET') return { method, url };
+  if (method === 'GET') return { method, url, conditions: readConditions(entry, url) };
   const queryAt = url.indexOf('?');
   const path = queryAt < 0 ? url : url.slice(0, queryAt);
   const query = queryAt < 0 ? undefined : url.slice(queryAt + 1);
@@ -302,4 +307,27 @@ export function knownEntryType(resourceType: string): string {
     );
   }
   return resourceType;
+}
+
+/** A GET entry's `ifNoneMatch` and `ifModifiedSince`: for reads by id; a search has no version. */
+function readConditions(entry: BundleEntry, url: string): ReadConditions {
+  const { ifNoneMatch, ifModifiedSince } = entry.request ?? {};
+  if (ifNoneMatch === undefined && ifModifiedSince === undefined) return {};
+  const path = url.split('?', 1)[0];
+  if (url.includes('?') || path.split('/').length < 2) {
+    throw fhirError(
+      400,
+      'invalid',
+      `request.ifNoneMatch and request.ifModifiedSince apply to reads (Type/id), not to ${url}`,
+      'request',
+    );
+  }
+  for (const [name, value] of Object.entries({ ifNoneMatch, ifModifiedSince })) {
+    if (value !== undefined && typeof value !== 'string')
+      throw fhirError(400, 'invalid', `request.${name} must be a string`, `request.${name}`);
+  }
+  return {
+    ...(ifNoneMatch === undefined ? {} : { ifNoneMatch }),
+    ...(ifModifiedSince === undefined ? {} : { ifModifiedSince }),
+  };
 }

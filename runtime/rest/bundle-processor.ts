@@ -20,10 +20,12 @@ import {
   rewriteReferences,
   toOperation,
   type BundleEntry,
+  type GetEntry,
   type ParsedEntry,
   type PostEntry,
 } from './bundle-entry.js';
 import { conditionalCreate } from './conditional-create.js';
+import { clientCopyIsCurrent, versionOf } from './conditional-read.js';
 import { conditionalDelete } from './conditional-delete.js';
 import { conditionalUpdate } from './conditional-update.js';
 import { patchedUpdate, patchResource } from './patch-resource.js';
@@ -102,7 +104,7 @@ async function transaction(
     }
     for (const [index, entry] of parsed.entries()) {
       if (entry.method === 'GET')
-        results.set(index, await atEntry(index, () => readEntry(entry.url, context, tx)));
+        results.set(index, await atEntry(index, () => readEntry(entry, context, tx)));
     }
     return parsed.map((_, index) => results.get(index)!);
   });
@@ -198,7 +200,7 @@ async function batchEntry(entry: ParsedEntry, context: BundleContext): Promise<o
   const { store, projectId, base, author } = context;
   switch (entry.method) {
     case 'GET':
-      return readEntry(entry.url, context, store.db);
+      return readEntry(entry, context, store.db);
     case 'POST':
       if (entry.ifNoneExist)
         return writeResponse(
@@ -267,14 +269,28 @@ function writeResponse(result: WriteResult, base: string): object {
   };
 }
 
-/** A GET entry: a read (`Type/id`) or a search (`Type?…`). */
-async function readEntry(url: string, context: BundleContext, db: Queryable): Promise<object> {
+/**
+ * A GET entry: a read (`Type/id`, with its version's etag and last update; 304 and no resource
+ * when its conditions say the client's copy is current) or a search (`Type?…`).
+ */
+async function readEntry(
+  { url, conditions }: GetEntry,
+  context: BundleContext,
+  db: Queryable,
+): Promise<object> {
   const [path, query = ''] = url.split('?', 2);
   const [resourceType, id] = path.split('/');
   knownEntryType(resourceType);
   if (id !== undefined) {
     const resource = await context.store.read(context.projectId, resourceType, id, db);
-    return { resource, response: { status: '200 OK' } };
+    const { versionId, lastUpdated } = versionOf(resource);
+    const response = {
+      ...(versionId === undefined ? {} : { etag: `W/"${versionId}"` }),
+      ...(lastUpdated === undefined ? {} : { lastModified: lastUpdated }),
+    };
+    return clientCopyIsCurrent(conditions, resource)
+      ? { response: { status: '304 Not Modified', ...response } }
+      : { resource, response: { status: '200 OK', ...response } };
   }
   const request = parseSearchRequest(resourceType, new URLSearchParams(query), context.limits);
   const found = await searchResources(

@@ -49,7 +49,7 @@ function build(base: string): FhirResource {
             readHistory: true,
             updateCreate: true,
             conditionalCreate: true,
-            // If-None-Match and If-Modified-Since (http/conditional-read.ts).
+            // If-None-Match and If-Modified-Since (rest/conditional-read.ts).
             conditionalRead: 'full-support',
             conditionalUpdate: true,
             // One match at a time: several are refused (412), not all deleted.

@@ -1,7 +1,8 @@
 /**
- * Conditional reads (runtime/http/conditional-read.ts): 304 without a body when `If-None-Match`
+ * Conditional reads (runtime/rest/conditional-read.ts): 304 without a body when `If-None-Match`
  * names the current version or `If-Modified-Since` is not before its last update; the resource
- * otherwise, and after every change.
+ * otherwise, and after every change; in Bundles, GET entries' `request.ifNoneMatch` and
+ * `request.ifModifiedSince` the same way (entries answer `etag` and `lastModified`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -88,5 +89,71 @@ describe('conditional read', () => {
     const statement = await (await server.fhir('/metadata', { token: null })).json();
     const patient = statement.rest[0].resource.find((r: { type: string }) => r.type === 'Patient');
     expect(patient.conditionalRead).toBe('full-support');
+  });
+});
+
+describe('conditional read in a Bundle', () => {
+  const bundle = (type: 'batch' | 'transaction', entry: object[]) =>
+    server.fhir('/', { method: 'POST', body: { resourceType: 'Bundle', type, entry } });
+
+  it.each(['batch', 'transaction'] as const)(
+    'answers a %s GET entry 304 when its conditions name the current version, with etag and lastModified always',
+    async (type) => {
+      const current = await (await server.fhir(`/Patient/${id}`)).json();
+      const response = await bundle(type, [
+        {
+          request: {
+            method: 'GET',
+            url: `Patient/${id}`,
+            ifNoneMatch: `W/"${current.meta.versionId}"`,
+          },
+        },
+        { request: { method: 'GET', url: `Patient/${id}`, ifNoneMatch: 'W/"999"' } },
+        {
+          request: {
+            method: 'GET',
+            url: `Patient/${id}`,
+            ifModifiedSince: '2100-01-01T00:00:00Z',
+          },
+        },
+        { request: { method: 'GET', url: `Patient/${id}` } },
+      ]);
+      expect(response.status).toBe(200);
+      const entries = (await response.json()).entry;
+      const version = {
+        etag: `W/"${current.meta.versionId}"`,
+        lastModified: current.meta.lastUpdated,
+      };
+      expect(entries[0]).toEqual({ response: { status: '304 Not Modified', ...version } });
+      expect(entries[1].response).toEqual({ status: '200 OK', ...version });
+      expect(entries[1].resource.id).toBe(id);
+      expect(entries[2]).toEqual({ response: { status: '304 Not Modified', ...version } });
+      expect(entries[3].response).toEqual({ status: '200 OK', ...version });
+    },
+  );
+
+  it('refuses read conditions on a search entry: that entry in a batch, the whole transaction', async () => {
+    const searchEntry = {
+      request: { method: 'GET', url: 'Patient?name=changed', ifNoneMatch: 'W/"1"' },
+    };
+    const batch = await bundle('batch', [
+      searchEntry,
+      { request: { method: 'GET', url: `Patient/${id}` } },
+    ]);
+    expect(batch.status).toBe(200);
+    const entries = (await batch.json()).entry;
+    expect(entries[0].response.status).toBe('400');
+    expect(JSON.stringify(entries[0].response.outcome)).toContain('apply to reads (Type/id)');
+    expect(entries[1].response.status).toBe('200 OK');
+    const transaction = await bundle('transaction', [
+      searchEntry,
+      {
+        request: { method: 'POST', url: 'Patient' },
+        resource: { resourceType: 'Patient', name: [{ family: 'NotStored' }] },
+      },
+    ]);
+    expect(transaction.status).toBe(400);
+    const stored = await (await server.fhir('/Patient?name=notstored')).json();
+    expect(stored.total).toBe(0);
   });
 });
