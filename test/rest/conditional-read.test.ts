@@ -132,7 +132,7 @@ describe('conditional read in a Bundle', () => {
     },
   );
 
-  it('refuses read conditions on a search entry: that entry in a batch, the whole transaction', async () => {
+  it('refuses read conditions on a search entry (that entry in a batch, the whole transaction), and ones not written as text', async () => {
     const searchEntry = {
       request: { method: 'GET', url: 'Patient?name=changed', ifNoneMatch: 'W/"1"' },
     };
@@ -153,6 +153,11 @@ describe('conditional read in a Bundle', () => {
       },
     ]);
     expect(transaction.status).toBe(400);
+    const notText = await bundle('transaction', [
+      { request: { method: 'GET', url: `Patient/${id}`, ifNoneMatch: 1 } },
+    ]);
+    expect(notText.status).toBe(400);
+    expect(JSON.stringify(await notText.json())).toContain('request.ifNoneMatch must be a string');
     const stored = await (await server.fhir('/Patient?name=notstored')).json();
     expect(stored.total).toBe(0);
   });
