@@ -16,7 +16,6 @@ import type { ClientRegistry } from '../access/client-registry.js';
 import type { EgressClient } from '../egress/egress-client.js';
 import type { JobAttempt, JobKind, JobQueue } from '../jobs/job-queue.js';
 import type { FhirResource } from '../model/fhir-resource.js';
-import { FhirError } from '../model/fhir-error.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { WriteAuthor } from '../store/write-operation.js';
@@ -107,14 +106,7 @@ export class SubscriptionDeliveries {
   private async authorActive(projectId: string, author: WriteAuthor): Promise<boolean> {
     const bot = botIdOf(author);
     if (bot === undefined) return this.deps.clients.isActive(author.clientId);
-    try {
-      await this.deps.store.read(projectId, 'Bot', bot);
-      return true;
-    } catch (error) {
-      if (error instanceof FhirError && (error.status === 404 || error.status === 410))
-        return false;
-      throw error;
-    }
+    return (await currentVersion(this.deps.store, projectId, 'Bot', bot)) !== undefined;
   }
 
   /**
@@ -180,14 +172,19 @@ async function activeSubscription(
   store: ResourceStore,
   { projectId, subscriptionId }: DeliveryPayload,
 ): Promise<FhirResource | undefined> {
-  try {
-    const subscription = await store.read(projectId, 'Subscription', subscriptionId);
-    return subscription.status === 'active' ? subscription : undefined;
-  } catch (error) {
-    if (error instanceof FhirError && (error.status === 404 || error.status === 410))
-      return undefined;
-    throw error;
-  }
+  const subscription = await currentVersion(store, projectId, 'Subscription', subscriptionId);
+  return subscription?.status === 'active' ? subscription : undefined;
+}
+
+/** The current version of a resource; undefined when it is unknown or deleted. */
+async function currentVersion(
+  store: ResourceStore,
+  projectId: string,
+  resourceType: string,
+  id: string,
+): Promise<FhirResource | undefined> {
+  const [found] = (await store.readMany(projectId, [{ resourceType, id }])).values();
+  return found;
 }
 
 /** The metrics' `channel` label: what delivers, a bot run or a rest-hook. */
