@@ -8,18 +8,15 @@ import { availableEngines } from '../support/test-databases.js';
 import {
   serversSharingOneDatabase,
   startTestServer,
-  type FhirResponse,
-  type RequestInit,
+  type FhirSend,
   type TestServer,
 } from '../support/test-server.js';
 
 const engines = await availableEngines();
 const RACERS = 6;
 
-type Send = (path: string, init?: RequestInit) => Promise<FhirResponse>;
-
 /** RACERS conditional creates of one identifier, sent round-robin over `senders`, at once. */
-async function race(senders: readonly Send[], identifier: string) {
+async function race(senders: readonly FhirSend[], identifier: string) {
   const responses = await Promise.all(
     Array.from({ length: RACERS }, (_, i) =>
       senders[i % senders.length]('/Patient', {

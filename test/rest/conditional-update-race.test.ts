@@ -9,15 +9,12 @@ import { availableEngines } from '../support/test-databases.js';
 import {
   serversSharingOneDatabase,
   startTestServer,
-  type FhirResponse,
-  type RequestInit,
+  type FhirSend,
   type TestServer,
 } from '../support/test-server.js';
 
 const engines = await availableEngines();
 const RACERS = 6;
-
-type Send = (path: string, init?: RequestInit) => Promise<FhirResponse>;
 
 const patient = (identifier: string, racer: number) => ({
   resourceType: 'Patient',
@@ -26,7 +23,7 @@ const patient = (identifier: string, racer: number) => ({
 });
 
 /** RACERS conditional updates of one identifier, sent round-robin over `senders`, at once. */
-async function race(senders: readonly Send[], identifier: string) {
+async function race(senders: readonly FhirSend[], identifier: string) {
   const responses = await Promise.all(
     Array.from({ length: RACERS }, (_, i) =>
       senders[i % senders.length](`/Patient?identifier=urn:x|${identifier}`, {
@@ -43,7 +40,7 @@ async function race(senders: readonly Send[], identifier: string) {
   };
 }
 
-async function expectOnePatient(send: Send, identifier: string, versions: number) {
+async function expectOnePatient(send: FhirSend, identifier: string, versions: number) {
   const found = await (await send(`/Patient?identifier=urn:x|${identifier}`)).json();
   expect(found.total).toBe(1);
   const history = await (await send(`/Patient/${found.entry[0].resource.id}/_history`)).json();

@@ -10,6 +10,7 @@ import {
   serversSharingOneDatabase,
   startTestServer,
   type FhirResponse,
+  type FhirSend,
   type RequestInit,
   type TestServer,
 } from '../support/test-server.js';
@@ -18,8 +19,6 @@ import { tokenCountsAndTruth } from '../support/token-count-truth.js';
 const engines = await availableEngines();
 const SEED = Number(process.env.TOKEN_COUNT_SEED ?? Date.now() % 1_000_000);
 const STEPS = 60;
-
-type Send = (path: string, init?: RequestInit) => Promise<FhirResponse>;
 
 /** mulberry32: a small seeded generator, so that a failing sequence can be run again. */
 function generator(seed: number): () => number {
@@ -132,7 +131,7 @@ describe.each(engines)('kept token counts after random writes on %s', (engine) =
 });
 
 /** Writes of shared values from `senders` at once: creates, updates of one resource, deletes. */
-async function writeAtOnce(senders: readonly Send[], ids: readonly string[], round: number) {
+async function writeAtOnce(senders: readonly FhirSend[], ids: readonly string[], round: number) {
   const observation = (id?: string) => ({
     resourceType: 'Observation',
     ...(id === undefined ? {} : { id }),
@@ -161,7 +160,7 @@ async function writeAtOnce(senders: readonly Send[], ids: readonly string[], rou
   expect(created).toContain(201);
 }
 
-async function createSome(send: Send, count: number): Promise<string[]> {
+async function createSome(send: FhirSend, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const response = await send('/Observation', {

@@ -21,6 +21,9 @@ export interface RequestInit {
   token?: string | null;
 }
 
+/** A FHIR call as `fhir()` of a TestServer or a PeerServer makes it: what racing tests send through. */
+export type FhirSend = (path: string, init?: RequestInit) => Promise<FhirResponse>;
+
 export interface Project {
   readonly projectId: string;
   readonly clientId: string;
