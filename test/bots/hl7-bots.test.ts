@@ -1,8 +1,8 @@
 /**
  * HL7 bots written for Medplum, run unchanged over HTTP `$execute`: `event.input` is an
- * Hl7Message with Medplum's API and numbering, an HL7 request is answered as ER7 whatever object
- * the handler returns (its `toString()`), including an ACK built by @medplum/core's own class
- * bundled into the bot.
+ * Hl7Message with Medplum's API and numbering; an HL7 request is answered as ER7 when the handler
+ * returns a message or a string, including an ACK built by @medplum/core's own class bundled
+ * into the bot, and by the usual rule otherwise (an object as JSON).
  */
 import { readFileSync } from 'node:fs';
 import { bundleBot } from '../../runtime/cli/bot-bundle.js';
