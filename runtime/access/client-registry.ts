@@ -2,11 +2,11 @@
  * Projects, their clients and secrets. Every client belongs to one project, except the root
  * client, which creates projects.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ClientStore, SecretRow, SecretType } from '../store/client-store.js';
 import type { Notices } from '../store/database.js';
 import { Scopes } from './scopes.js';
-import { hashSecret, newSecret, verifySecret } from './secret-hash.js';
+import { hashSecret, newCredential, newSecret, verifySecret } from './secret-hash.js';
 
 export interface Client {
   readonly id: string;
@@ -87,7 +87,7 @@ export class ClientRegistry {
     admin = false,
   ): Promise<NewClient> {
     const normalized = Scopes.parse(scope).toString();
-    const clientId = `${randomBytes(12).toString('base64url')}`;
+    const clientId = newCredential(12);
     const clientSecret = newSecret();
     await this.rows.insertClient({
       id: clientId,

@@ -34,7 +34,19 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
 
 /** A new random secret: 32 bytes, base64url. */
 export function newSecret(): string {
-  return randomBytes(32).toString('base64url');
+  return newCredential(32);
+}
+
+/**
+ * `bytes` random bytes in base64url, drawn again while the text starts with `-`: a command line
+ * reads `--client-secret -x…` as an option, not a value (one draw in 64; the few bits this
+ * costs leave far more than a secret needs).
+ */
+export function newCredential(bytes: number): string {
+  for (;;) {
+    const text = randomBytes(bytes).toString('base64url');
+    if (!text.startsWith('-')) return text;
+  }
 }
 
 function derive(secret: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {

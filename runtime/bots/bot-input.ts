@@ -4,8 +4,6 @@
  * refused here, before any bot runs.
  */
 import type { Context } from 'koa';
-import { parseResource } from '../validation/validate-resource.js';
-import { loadDefinitionRegistry } from '../../generated/definitions/index.js';
 import { fhirError } from '../model/fhir-error.js';
 import { HL7_V2_ER7, Hl7Message } from '../hl7/index.js';
 
@@ -49,17 +47,12 @@ export function readBotInput(ctx: Context, ignoredQuery: readonly string[]): Bot
         contentType: mediaType,
         value: typeof request.body === 'string' ? request.body : '',
       };
+    // A resource is handed over as parsed, not validated: validation guards what is stored, and
+    // bots are often the code that repairs what a sender got wrong (CONTRACT.md). MedplumClient's
+    // executeBot sends any object as application/fhir+json unless told otherwise.
     case 'application/json':
+    case 'application/fhir+json':
       return { kind: 'json', contentType: mediaType, value: jsonBody(request) };
-    case 'application/fhir+json': {
-      const body = jsonBody(request);
-      // MedplumClient's executeBot sends any object as application/fhir+json unless told
-      // otherwise: an object that claims no resourceType is plain JSON input, not a bad resource.
-      if (isPlainObject(body) && !('resourceType' in body))
-        return { kind: 'json', contentType: mediaType, value: body };
-      parseResource(body, loadDefinitionRegistry());
-      return { kind: 'json', contentType: mediaType, value: body };
-    }
     case 'application/x-www-form-urlencoded':
       return {
         kind: 'json',
@@ -69,10 +62,6 @@ export function readBotInput(ctx: Context, ignoredQuery: readonly string[]): Bot
     default:
       return { kind: 'hl7', contentType: mediaType, value: hl7Body(request) };
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A body the parser could not read as JSON never got this far (400 there); an empty one is refused here. */

@@ -141,15 +141,17 @@ export class IsolateGlue {
   }
 
   /**
-   * `result`'s ER7 text, `String(result.toString())`, if it is an `Hl7Message` or, answering an
-   * HL7 request, any object; else undefined. Only a class the isolate has loaded can make an
-   * `Hl7Message`: `hl7Class` (a prelude's) or the lazy global once read.
+   * `result`'s ER7 text, `String(result.toString())`, if it is an `Hl7Message`, or answering an
+   * HL7 request, a message of any copy of the class or a string; else undefined, and the result
+   * is answered by the usual rule (an object as JSON). Only a class the isolate has loaded can
+   * make an `Hl7Message`: `hl7Class` (a prelude's) or the lazy global once read.
    */
   hl7TextOf(
     result: QuickJSHandle,
     hl7Class: QuickJSHandle | undefined,
     hl7Request: boolean,
   ): string | undefined {
+    if (hl7Request && this.vm.typeof(result) === 'string') return this.vm.getString(result);
     if (!this.isObject(result)) return undefined;
     const type = hl7Request ? this.vm.undefined : (hl7Class ?? this.loaded.get(HL7_CLASS));
     if (!type) return undefined;

@@ -49,14 +49,23 @@ export const REPLY_SOURCE = String.raw`(function (ErrorType, parse) {
 })`;
 
 /**
- * Called with a result and the isolate's `Hl7Message` class (undefined: any object will do, when
- * answering an HL7 request): the result's `toString()` as text if it is an instance, else
- * undefined.
+ * Called with a result and the isolate's `Hl7Message` class, or undefined when answering an HL7
+ * request: then a message of any copy of the class counts, such as @medplum/core's bundled into
+ * the bot, known by the shape Medplum's class has (its segments, `getSegment`, its own
+ * `toString`). The result's `toString()` as text if it is a message, else undefined.
  */
 export const HL7_TEXT_SOURCE = String.raw`(function () {
   'use strict';
+  const objectToString = Object.prototype.toString;
+  const isMessage = (value, Hl7Message) =>
+    Hl7Message === undefined
+      ? Array.isArray(value.segments) &&
+        typeof value.getSegment === 'function' &&
+        typeof value.toString === 'function' &&
+        value.toString !== objectToString
+      : value instanceof Hl7Message;
   return (value, Hl7Message) =>
-    Hl7Message === undefined || value instanceof Hl7Message ? String(value.toString()) : undefined;
+    isMessage(value, Hl7Message) ? String(value.toString()) : undefined;
 })`;
 
 /** `export …` or a static `import` at the start of a line: the code is an ES module. */

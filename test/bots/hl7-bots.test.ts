@@ -1,8 +1,8 @@
 /**
  * HL7 bots written for Medplum, run unchanged over HTTP `$execute`: `event.input` is an
- * Hl7Message with Medplum's API and numbering, an HL7 request is answered as ER7 whatever object
- * the handler returns (its `toString()`), including an ACK built by @medplum/core's own class
- * bundled into the bot.
+ * Hl7Message with Medplum's API and numbering; an HL7 request is answered as ER7 when the handler
+ * returns a message or a string, including an ACK built by @medplum/core's own class bundled
+ * into the bot, and by the usual rule otherwise (an object as JSON).
  */
 import { readFileSync } from 'node:fs';
 import { bundleBot } from '../../runtime/cli/bot-bundle.js';
@@ -105,28 +105,45 @@ describe('HL7 bots over $execute', () => {
   });
 
   it.each([
-    [
-      'an object with its own toString',
-      "return { toString: () => 'MSH|^~\\\\&|A\\rMSA|AA|1' };",
-      HL7,
-      'MSH|^~\\&|A\rMSA|AA|1',
-    ],
-    [
-      'a FHIR resource, as Medplum: its toString()',
-      "return { resourceType: 'Patient' };",
-      HL7,
-      '[object Object]',
-    ],
-    ['an array', "return ['MSH|^~\\\\&|A', 'MSA|AA|1'];", HL7, 'MSH|^~\\&|A,MSA|AA|1'],
-    ['a segment', "return event.input.getSegment('PID');", HL7, ADT.split('\n')[2]],
-    ['a field', 'return event.input.header.getField(9);', HL7, 'ADT^A01^ADT_A01'],
     ['the input itself', 'return event.input;', HL7, ADT.trimEnd().split('\n').join('\r')],
-    ['a string: text, as any string', "return 'done';", 'text/plain', 'done'],
+    ['a string', "return 'MSH|^~\\\\&|A\\rMSA|AA|1';", HL7, 'MSH|^~\\&|A\rMSA|AA|1'],
+    ['a plain object: JSON', 'return { ok: true };', 'application/json', '{"ok":true}'],
+    [
+      'an object with its own toString: JSON, not a message',
+      "return { a: 1, toString: () => 'MSH|^~\\\\&|A' };",
+      'application/json',
+      '{"a":1}',
+    ],
+    [
+      'a FHIR resource: FHIR JSON',
+      "return { resourceType: 'Patient', id: 'p' };",
+      'application/fhir+json',
+      '{"resourceType":"Patient","id":"p"}',
+    ],
+    [
+      'an array: JSON',
+      "return ['MSH|^~\\\\&|A', 'MSA|AA|1'];",
+      'application/json',
+      '["MSH|^~\\\\&|A","MSA|AA|1"]',
+    ],
+    ['a number: JSON', 'return 42;', 'application/json', '42'],
   ])('answers an HL7 request whose handler returns %s', async (_name, body, type, want) => {
     const response = await execute(await handler(body), ADT);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain(type);
     expect(await response.text()).toBe(want);
+  });
+
+  it('answers a segment or a field returned to an HL7 request as JSON, never [object Object]', async () => {
+    for (const body of [
+      "return event.input.getSegment('PID');",
+      'return event.input.header.getField(9);',
+    ]) {
+      const response = await execute(await handler(body), ADT);
+      expect(response.status, body).toBe(200);
+      expect(response.headers.get('content-type'), body).toContain('application/json');
+      expect(await response.text(), body).not.toContain('[object Object]');
+    }
   });
 
   it('answers an HL7 request whose handler returns nothing with an OperationOutcome', async () => {
@@ -137,7 +154,9 @@ describe('HL7 bots over $execute', () => {
 
   it('fails an HL7 request whose answer cannot become text, with the error', async () => {
     const response = await execute(
-      await handler("return { toString() { throw new Error('no text for you'); } };"),
+      await handler(
+        "return { segments: [], getSegment() {}, toString() { throw new Error('no text for you'); } };",
+      ),
       ADT,
     );
     expect(response.status).toBe(400);

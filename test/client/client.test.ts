@@ -10,8 +10,7 @@ const ECHO = `export async function handler(fhir, event) {
   const input = event.input;
   const seen = input instanceof Hl7Message ? 'hl7' : input === null ? 'null' : typeof input;
   const echoed = { seen, contentType: event.contentType, input: seen === 'hl7' ? input.toString() : input };
-  // An HL7 request's answer is ER7 whatever the object (its toString()): JSON as text instead.
-  return seen === 'hl7' ? JSON.stringify(echoed) : echoed;
+  return echoed;
 }`;
 const ACK = `export async function handler(fhir, event) { return event.input.buildAck(); }`;
 const TEXT = `exports.handler = async (fhir, event) => 'hello ' + event.input;`;
