@@ -6,123 +6,32 @@
  * made. `--root` runs another checkout's build (an older version, for before/after figures).
  *
  * Families: oversized and repeated GraphQL queries; expensive FHIRPath; one project flooding the
- * bot pool; tokens with made-up key ids; and, on PostgreSQL with two server processes,
- * revocation across processes and racing conditional creates.
+ * bot pool; tokens with made-up key ids; on PostgreSQL with two server processes, revocation
+ * across processes and racing conditional creates; and those of bench/probes-hardening.ts
+ * (backtracking patterns, JSON Patch growth, slow endpoints, twin conditional entries).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { SignJWT, decodeJwt, generateKeyPair } from 'jose';
 import { availableEngines, createTestDatabase } from '../test/support/test-databases.js';
 import { buildOnce, clientToken } from './bench-server.js';
 import {
-  collectGarbage,
-  serverMemory,
-  spawnServer,
-  type ServerProcess,
-} from './server-processes.js';
-
-const ROOT = { id: 'probe-root', secret: 'probe-root-secret' };
-const rootIndex = process.argv.indexOf('--root');
-const checkout = rootIndex > 0 ? resolve(process.argv[rootIndex + 1]) : undefined;
-const MB = 1024 * 1024;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? NaN;
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-interface Tenant {
-  readonly projectId: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-  readonly token: string;
-}
-
-interface Server extends ServerProcess {
-  readonly root: string;
-  project(name: string): Promise<Tenant>;
-}
-
-async function start(env: Record<string, string> = {}): Promise<Server> {
-  const dir = mkdtempSync(join(tmpdir(), 'graphir-probe-'));
-  const process = await spawnServer(
-    'dist',
-    {
-      GRAPHIR_ROOT_CLIENT_ID: ROOT.id,
-      GRAPHIR_ROOT_CLIENT_SECRET: ROOT.secret,
-      LOG_LEVEL: 'warn',
-      ...('DATABASE_URL' in env ? {} : { DATA_DIR: join(dir, 'data') }),
-      ...env,
-    },
-    join(dir, 'server.log'),
-    { gc: true, ...(checkout ? { root: checkout } : {}) },
-  );
-  const root = await clientToken(process.url, ROOT.id, ROOT.secret);
-  return {
-    ...process,
-    root,
-    project: async (name) => {
-      const created = await json(
-        await fetch(`${process.url}/admin/projects`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${root}` },
-          body: JSON.stringify({ name }),
-        }),
-      );
-      return {
-        ...created,
-        token: await clientToken(process.url, created.clientId, created.clientSecret),
-      };
-    },
-  };
-}
-
-async function json(response: Response): Promise<any> {
-  const text = await response.text();
-  if (!response.ok && response.status >= 500) throw new Error(`${response.status}: ${text}`);
-  return JSON.parse(text);
-}
-
-const fhir = (server: ServerProcess, token: string, path: string, init: RequestInit = {}) =>
-  fetch(`${server.url}/fhir/R4${path}`, {
-    ...init,
-    headers: {
-      Authorization: `Bearer ${token}`,
-      'Content-Type': 'application/fhir+json',
-      ...init.headers,
-    },
-  });
-
-const graphql = (server: ServerProcess, token: string, query: string) =>
-  fhir(server, token, '/$graphql', {
-    method: 'POST',
-    body: JSON.stringify({ query }),
-    headers: { 'Content-Type': 'application/json' },
-  });
-
-/** Runs `attack` while timing `GET /healthz` every 50 ms: the longest it took, in ms. */
-async function stallDuring(server: ServerProcess, attack: () => Promise<unknown>): Promise<number> {
-  let longest = 0;
-  let running = true;
-  const watch = (async () => {
-    while (running) {
-      const started = performance.now();
-      await fetch(`${server.url}/healthz`).catch(() => undefined);
-      longest = Math.max(longest, performance.now() - started);
-      await sleep(50);
-    }
-  })();
-  try {
-    await attack();
-  } finally {
-    running = false;
-    await watch;
-  }
-  return longest;
-}
-
-async function heapMb(server: ServerProcess): Promise<number> {
-  await collectGarbage(server);
-  return ((await serverMemory(server)).heapUsed ?? NaN) / MB;
-}
+  checkout,
+  fhir,
+  graphql,
+  heapMb,
+  json,
+  median,
+  sleep,
+  stallDuring,
+  start,
+  type Tenant,
+} from './probe-server.js';
+import {
+  conditionalTwins,
+  jsonPatchCopies,
+  jsonPatchPaths,
+  slowEndpoints,
+  subscriptionHeaders,
+} from './probes-hardening.js';
 
 async function oversizedQueries(): Promise<void> {
   const server = await start();
@@ -351,7 +260,18 @@ if (!checkout) buildOnce();
 console.log(`probing ${checkout ?? 'this checkout'}`);
 const onlyIndex = process.argv.indexOf('--only');
 const only = onlyIndex > 0 ? process.argv[onlyIndex + 1] : undefined;
-for (const family of [oversizedQueries, expensiveFhirPath, botFlood, madeUpKids, acrossProcesses]) {
+for (const family of [
+  oversizedQueries,
+  expensiveFhirPath,
+  botFlood,
+  madeUpKids,
+  acrossProcesses,
+  subscriptionHeaders,
+  jsonPatchPaths,
+  jsonPatchCopies,
+  slowEndpoints,
+  conditionalTwins,
+]) {
   if (only && family.name !== only) continue;
   await family().catch((error: Error) => console.log(`${family.name}: ${error.message}`));
 }
