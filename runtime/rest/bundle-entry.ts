@@ -162,6 +162,13 @@ export function parseEntry(entry: BundleEntry, limits: SearchLimits): ParsedEntr
     if (id !== undefined)
       throw fhirError(400, 'invalid', 'POST request.url names a type, not an id', 'request.url');
     const ifNoneExist = entry.request?.ifNoneExist;
+    if (ifNoneExist !== undefined && typeof ifNoneExist !== 'string')
+      throw fhirError(
+        400,
+        'invalid',
+        'request.ifNoneExist must be a string',
+        'request.ifNoneExist',
+      );
     return {
       method,
       resourceType,

@@ -148,6 +148,20 @@ describe.each(await availableEngines())('transaction and batch Bundles on %s', (
       /request.method HEAD is not supported/,
     ],
     [
+      'an ifNoneExist that is not text',
+      {
+        resourceType: 'Bundle',
+        type: 'transaction',
+        entry: [
+          {
+            resource: { resourceType: 'Patient' },
+            request: { method: 'POST', url: 'Patient', ifNoneExist: { identifier: 'x' } },
+          },
+        ],
+      },
+      /request.ifNoneExist must be a string/,
+    ],
+    [
       'a resource of another type than its url',
       {
         resourceType: 'Bundle',
