@@ -32,13 +32,18 @@ export interface BundleEntry {
   };
 }
 
-/** A create; `id` is the one it will have, so that other entries' references can name it. */
+/**
+ * A create; `id` is the one it will have, so that other entries' references can name it. A
+ * conditional create whose search found a resource when the transaction resolved its entries
+ * carries that `match` (and its id): it answers with it and writes nothing.
+ */
 export interface PostEntry {
   readonly method: 'POST';
   readonly resourceType: string;
   readonly resource: FhirResource;
   readonly id: string;
   readonly ifNoneExist?: SearchCondition;
+  readonly match?: FhirResource;
 }
 
 export interface PutEntry {
@@ -162,6 +167,13 @@ export function parseEntry(entry: BundleEntry, limits: SearchLimits): ParsedEntr
     if (id !== undefined)
       throw fhirError(400, 'invalid', 'POST request.url names a type, not an id', 'request.url');
     const ifNoneExist = entry.request?.ifNoneExist;
+    if (ifNoneExist !== undefined && typeof ifNoneExist !== 'string')
+      throw fhirError(
+        400,
+        'invalid',
+        'request.ifNoneExist must be a string',
+        'request.ifNoneExist',
+      );
     return {
       method,
       resourceType,

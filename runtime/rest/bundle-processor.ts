@@ -24,14 +24,16 @@ import {
   type ParsedEntry,
   type PostEntry,
 } from './bundle-entry.js';
-import { conditionalCreate } from './conditional-create.js';
+import { answerWith, conditionalCreate } from './conditional-create.js';
 import { clientCopyIsCurrent, versionOf } from './conditional-read.js';
 import { conditionalDelete } from './conditional-delete.js';
 import { conditionalUpdate } from './conditional-update.js';
 import { patchedUpdate, patchResource } from './patch-resource.js';
 import type { SearchCondition } from './search-condition.js';
+import { assertConditionsHold, assertNoOverlap } from './transaction-overlap.js';
 import {
-  assertDistinctTargets,
+  conditionOf,
+  isResolvable,
   lockEntryConditions,
   resolveConditional,
 } from './transaction-targets.js';
@@ -80,28 +82,38 @@ async function transaction(
   const parsed = entries.map((entry, index) =>
     atEntry(index, () => authorizeEntry(parseEntry(entry, context.limits), context.authorize)),
   );
+  const requested: readonly ParsedEntry[] = [...parsed];
   const responses = await context.store.db.transaction(async (tx) => {
     const results = new Map<number, object>();
     await lockEntryConditions(tx, context.projectId, parsed);
     for (const [index, entry] of parsed.entries()) {
-      if (!isConditional(entry)) continue;
+      if (!isResolvable(entry)) continue;
       const resolved = await atEntry(index, () =>
         resolveConditional(entry, context.store, context.projectId, tx),
       );
-      if (resolved) parsed[index] = resolved;
-      else results.set(index, nothingDeleted(entry.resourceType, entry.condition));
+      if (resolved === undefined)
+        results.set(index, nothingDeleted(entry.resourceType, conditionOf(entry)));
+      else parsed[index] = resolved;
+      if (resolved?.method === 'POST' && resolved.match)
+        results.set(index, writeResponse(answerWith(resolved.match), context.base));
     }
-    assertDistinctTargets(parsed);
+    assertNoOverlap(entries, requested, parsed);
     rewriteReferences(parsed, referenceMap(entries, parsed));
+    const writers = new Map<string, number>();
     // FHIR's order: deletes, creates, updates and patches, then reads. @see http://hl7.org/fhir/R4/http.html#trules
     for (const methods of [['DELETE'], ['POST'], ['PUT', 'PATCH']]) {
       const indexes = parsed.flatMap((entry, index) =>
         methods.includes(entry.method) && !results.has(index) ? [index] : [],
       );
       const written = await writeEntries(indexes, parsed, context, tx);
-      for (const [index, result] of written)
+      for (const [index, result] of written) {
         results.set(index, writeResponse(result, context.base));
+        const reference = `${result.resourceType}/${result.id}`;
+        if (!writers.has(reference)) writers.set(reference, index);
+      }
     }
+    const source = context.store.searchSource(tx);
+    await assertConditionsHold(source, context.projectId, entries, requested, writers);
     for (const [index, entry] of parsed.entries()) {
       if (entry.method === 'GET')
         results.set(index, await atEntry(index, () => readEntry(entry, context, tx)));
@@ -112,11 +124,12 @@ async function transaction(
 }
 
 /**
- * Writes the entries at `indexes` (conditional updates and deletes already resolved):
- * conditional creates one by one (each sees the ones before it), then the others in one store
- * write, patches read and patched first. A conditional create that matched an existing resource
- * did not take the id the other entries' references were rewritten to: they are pointed at the
- * resource it matched before they are written.
+ * Writes the entries at `indexes` (conditional entries already resolved; conditional creates that
+ * found a resource are answered, not written): conditional creates one by one (each sees the ones
+ * before it, so that two of one condition make one resource), then the others in one store write,
+ * patches read and patched first. A conditional create that found an earlier entry's resource did
+ * not take the id the other entries' references were rewritten to: they are pointed at that
+ * resource before they are written.
  */
 async function writeEntries(
   indexes: readonly number[],

@@ -24,20 +24,23 @@ export async function conditionalCreate(
   const run = async (t: Transaction): Promise<WriteResult> => {
     await lockConditions(t, projectId, [condition]);
     const existing = await findMatch(store.searchSource(t), projectId, condition, 'If-None-Exist');
-    if (existing) {
-      const meta = existing.meta as { versionId: string; lastUpdated: string };
-      return {
-        resourceType: existing.resourceType,
-        id: existing.id!,
-        versionId: meta.versionId,
-        lastUpdated: meta.lastUpdated,
-        resource: existing,
-        status: 200,
-      };
-    }
+    if (existing) return answerWith(existing);
     return (
       await store.write(projectId, [{ kind: 'create', resource, ...(id ? { id } : {}), author }], t)
     )[0];
   };
   return tx ? run(tx) : store.db.transaction(run);
+}
+
+/** A conditional create's answer when its search found `existing`: 200 with it, nothing written. */
+export function answerWith(existing: FhirResource): WriteResult {
+  const meta = existing.meta as { versionId: string; lastUpdated: string };
+  return {
+    resourceType: existing.resourceType,
+    id: existing.id!,
+    versionId: meta.versionId,
+    lastUpdated: meta.lastUpdated,
+    resource: existing,
+    status: 200,
+  };
 }

@@ -59,10 +59,15 @@ export async function lockConditions(
   for (const key of keys) await lockForTransaction(tx, CONDITIONAL_LOCK, key);
 }
 
-/** The project, the type and the query's parameters sorted: one key for one condition. */
+/** The project and the normalized condition: one key for one condition. */
 function conditionKey(projectId: string, condition: SearchCondition): string {
+  return `${projectId}\n${normalizedCondition(condition)}`;
+}
+
+/** The type and the query's parameters, decoded and sorted: one text however the query is spelled. */
+export function normalizedCondition(condition: SearchCondition): string {
   const parameters = [...condition.query].map(([name, value]) => `${name}=${value}`).sort();
-  return [projectId, condition.resourceType, ...parameters].join('\n');
+  return [condition.resourceType, ...parameters].join('\n');
 }
 
 /** No resource, the one resource the condition matches, or 412 naming `what` when several do. */
@@ -72,16 +77,7 @@ export async function findMatch(
   condition: SearchCondition,
   what: string,
 ): Promise<FhirResource | undefined> {
-  const { matches } = await searchResources(source, projectId, condition.resourceType, {
-    ...condition.request,
-    count: 2,
-    offset: 0,
-    sort: [],
-    total: 'none',
-    summaryCount: false,
-    include: [],
-    revinclude: [],
-  });
+  const matches = await findMatches(source, projectId, condition, 2);
   if (matches.length > 1)
     throw fhirError(
       412,
@@ -89,4 +85,24 @@ export async function findMatch(
       `${what}: ${condition.text} matches more than one ${condition.resourceType}`,
     );
   return matches[0];
+}
+
+/** Up to `count` of the resources the condition matches, in no particular order. */
+export async function findMatches(
+  source: SearchSource,
+  projectId: string,
+  condition: SearchCondition,
+  count: number,
+): Promise<readonly FhirResource[]> {
+  const { matches } = await searchResources(source, projectId, condition.resourceType, {
+    ...condition.request,
+    count,
+    offset: 0,
+    sort: [],
+    total: 'none',
+    summaryCount: false,
+    include: [],
+    revinclude: [],
+  });
+  return matches;
 }

@@ -148,6 +148,20 @@ describe.each(await availableEngines())('transaction and batch Bundles on %s', (
       /request.method HEAD is not supported/,
     ],
     [
+      'an ifNoneExist that is not text',
+      {
+        resourceType: 'Bundle',
+        type: 'transaction',
+        entry: [
+          {
+            resource: { resourceType: 'Patient' },
+            request: { method: 'POST', url: 'Patient', ifNoneExist: { identifier: 'x' } },
+          },
+        ],
+      },
+      /request.ifNoneExist must be a string/,
+    ],
+    [
       'a resource of another type than its url',
       {
         resourceType: 'Bundle',
@@ -389,7 +403,7 @@ describe.each(await availableEngines())(
         });
         expect(response.status).toBe(400);
         expect(JSON.stringify(await response.json())).toMatch(
-          `Bundle.entry[0] and Bundle.entry[1] both write Patient/${target}`,
+          `Bundle.entry[0] (${first.request.method} ${first.request.url}) and Bundle.entry[1] (${second.request.method} ${second.request.url}) both name Patient/${target}`,
         );
         expect(await storedVersions(server)).toBe(before);
       }
