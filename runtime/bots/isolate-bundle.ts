@@ -48,11 +48,14 @@ export function isolateModule(name: string): string {
  * build a namespace object (about 600 bytes a module), which every isolate would compile.
  */
 function returningExports(code: string): string {
-  const clause = /export\s*\{([^}]*)\};?\s*$/.exec(code);
+  // Anchored at the `export` before the last `{` (bindings hold none): one attempt, where an
+  // unanchored search backtracked quadratically.
+  const start = code.lastIndexOf('export', code.lastIndexOf('{'));
+  const clause = start < 0 ? null : /^export\s*\{([^}]*)\};?\s*$/.exec(code.slice(start));
   if (!clause) throw new Error('An isolate module must export something');
   const exported = clause[1].split(',').map((binding) => {
-    const [local, name = local] = binding.trim().split(/\s+as\s+/);
+    const [local, , name = local] = binding.trim().split(/\s+/);
     return `${JSON.stringify(name)}:${local}`;
   });
-  return `${code.slice(0, clause.index)}\nreturn {${exported.join(',')}};`;
+  return `${code.slice(0, start)}\nreturn {${exported.join(',')}};`;
 }

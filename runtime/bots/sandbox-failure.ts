@@ -54,7 +54,7 @@ export function failureOfThrown(
   if (thrown === null && nearMemoryLimit()) return new Failure('memory');
   const botStack = botStackOf(name, message, stack);
   if (name === 'SyntaxError' && filename !== undefined) {
-    const where = /\((.*?)\)|at (\S+)/.exec(stack)?.slice(1).find(Boolean);
+    const where = /\(([^()\n]*)\)|at (\S+)/.exec(stack)?.slice(1).find(Boolean);
     return new Failure('error', `Syntax error in ${where ?? filename}: ${message}`, botStack);
   }
   return new Failure('error', message, botStack);

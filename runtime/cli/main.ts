@@ -54,7 +54,7 @@ try {
   const message =
     error instanceof CliError
       ? error.message
-      : String((error as Error)?.message ?? error).replace(/\s*[\r\n]+\s*/g, ' ');
+      : String((error as Error)?.message ?? error).replace(/(?<!\s)\s*[\r\n]\s*/g, ' ');
   process.stderr.write(`graphir: ${message}\n`);
   process.exitCode = 1;
 }

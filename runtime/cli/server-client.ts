@@ -121,7 +121,7 @@ export class ServerClient {
 
 /** The server's root URL, whether the user gave it or its FHIR base. */
 export function serverRoot(url: string): string {
-  return url.replace(/\/+$/, '').replace(/\/fhir\/R4$/, '');
+  return url.replace(/(?<!\/)\/+$/, '').replace(/\/fhir\/R4$/, '');
 }
 
 export function isOk(reply: Reply): boolean {
@@ -186,5 +186,5 @@ function parseJson(text: string): unknown {
 }
 
 function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  return text.replace(/(?<!\s)\s*[\r\n]\s*/g, ' ').trim();
 }

@@ -60,7 +60,7 @@ export class GraphirClient {
     if (!options || typeof options.baseUrl !== 'string' || options.baseUrl === '')
       throw new TypeError('GraphirClient needs a baseUrl');
     const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = options.baseUrl.replace(/(?<!\/)\/+$/, '');
     this.#tokens = new TokenSource(options, `${this.baseUrl}/oauth2/token`, fetchImpl);
     this.#transport = new FhirTransport(this.baseUrl, this.#tokens, fetchImpl);
     this.fhirBaseUrl = this.#transport.fhirBaseUrl;

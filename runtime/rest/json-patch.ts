@@ -12,6 +12,7 @@ import type { MissingError, TestError } from 'rfc6902/patch.js';
 import type { FhirResource } from '../model/fhir-resource.js';
 import { fhirError } from '../model/fhir-error.js';
 import { checkJsonNesting } from '../model/json-nesting.js';
+import { isJsonPointer, MAX_JSON_POINTER_LENGTH } from './json-pointer.js';
 
 export const JSON_PATCH = 'application/json-patch+json';
 
@@ -102,9 +103,9 @@ function checkOperation(operation: unknown, index: number): void {
 }
 
 function checkPointer(pointer: unknown, what: string): void {
-  if (typeof pointer !== 'string' || !/^(\/([^~]|~[01])*)*$/.test(pointer))
+  if (typeof pointer !== 'string' || !isJsonPointer(pointer))
     throw malformed(
-      `${what} must be a JSON Pointer such as /name/0/family, not ${JSON.stringify(pointer) ?? 'missing'}`,
+      `${what} must be a JSON Pointer of at most ${MAX_JSON_POINTER_LENGTH} characters such as /name/0/family, not ${JSON.stringify(pointer)?.slice(0, 100) ?? 'missing'}`,
     );
   if (Pointer.fromJSON(pointer).tokens.some((token) => PROTOTYPE_KEYS.has(token)))
     throw malformed(`${what} ${pointer} names no element a resource can have`);

@@ -287,7 +287,7 @@ function publicRootUrl(text: string): string {
     throw refuse('an absolute http or https URL');
   if (/[?#]/.test(text) || url.username || url.password)
     throw refuse('a URL without query, fragment or credentials');
-  const path = url.pathname.replace(/\/+$/, '');
+  const path = url.pathname.replace(/(?<!\/)\/+$/, '');
   if (/\/fhir\/R4$/i.test(path)) throw refuse('the server root, without /fhir/R4');
   return `${url.origin}${path}`;
 }

@@ -5,6 +5,7 @@
  */
 import { fhirError } from '../model/fhir-error.js';
 import type { FhirResource } from '../model/fhir-resource.js';
+import { parseChannelHeaders, type ChannelHeader } from './channel-header.js';
 
 export type Interaction = 'create' | 'update' | 'delete';
 
@@ -22,15 +23,11 @@ export interface Channel {
   /** True when the resource goes in the body (`payload` set); else the POST has none. */
   readonly payload: boolean;
   /** From `channel.header`, in order. */
-  readonly headers: readonly (readonly [name: string, value: string])[];
+  readonly headers: readonly ChannelHeader[];
 }
 
 const BOT_ENDPOINT = /^Bot\/([A-Za-z0-9\-.]{1,64})$/;
 const PAYLOADS = new Set(['application/fhir+json', 'application/json']);
-/** An HTTP field name (RFC 9110 token), a colon, and a value without line breaks. */
-const HEADER = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*?)[ \t]*$/;
-/** Fields the HTTP client sets itself, which a header could only break. */
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 
 export function parseChannel(value: unknown): Channel {
   const channel = (value ?? {}) as {
@@ -57,13 +54,7 @@ export function parseChannel(value: unknown): Channel {
       'channel.payload',
       `${payload} is not supported (application/fhir+json, or none for a notification without a body)`,
     );
-  const headers = ((channel.header ?? []) as unknown[]).map((line) => {
-    const match = typeof line === 'string' ? HEADER.exec(line) : null;
-    if (!match) throw invalid('channel.header', `${JSON.stringify(line)} is not "Name: value"`);
-    if (RESERVED_HEADERS.has(match[1].toLowerCase()))
-      throw invalid('channel.header', `${match[1]} is set by the server, not by a Subscription`);
-    return [match[1], match[2]] as const;
-  });
+  const headers = parseChannelHeaders(channel.header);
   return { endpoint, ...(bot ? { bot } : {}), payload: payload !== undefined, headers };
 }
 

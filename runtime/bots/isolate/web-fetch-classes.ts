@@ -27,7 +27,8 @@ function headerName(name: unknown): string {
 
 /** Leading and trailing HTTP whitespace removed; NUL, CR and LF refused. */
 function headerValue(value: unknown): string {
-  const text = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  // The lookbehind starts a trailing match only at the first blank of a run: linear, not quadratic.
+  const text = String(value).replace(/^[\t\n\r ]+|(?<![\t\n\r ])[\t\n\r ]+$/g, '');
   if (/[\0\r\n]/.test(text)) throw new TypeError(`Invalid header value: "${text}"`);
   return text;
 }
